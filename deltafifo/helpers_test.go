@@ -1,0 +1,168 @@
+package deltafifo_test
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/informerlab/informerlab/deltafifo"
+)
+
+// obj returns a namespaced object "default/<name>" at resourceVersion rv.
+func obj(name, rv string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, ResourceVersion: rv},
+	}
+}
+
+// show renders one delta for assertions: "Added a@1",
+// "Deleted tombstone default/b (b@1)", "Deleted tombstone default/b (nil)".
+func show(d deltafifo.Delta) string {
+	return string(d.Type) + " " + showObj(d.Object)
+}
+
+func showObj(o any) string {
+	switch o := o.(type) {
+	case nil:
+		return "nil"
+	case deltafifo.DeletedFinalStateUnknown:
+		return "tombstone " + o.Key + " (" + showObj(o.Obj) + ")"
+	case *metav1.PartialObjectMetadata:
+		s := o.Name + "@" + o.ResourceVersion
+		if n := o.Annotations["transformed"]; n != "" {
+			s += " t" + n
+		}
+		return s
+	}
+	return fmt.Sprintf("%T", o)
+}
+
+func showAll(ds deltafifo.Deltas) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = show(d)
+	}
+	return out
+}
+
+// knownStore is a map-based stand-in for the informer's Indexer: the
+// KeyListerGetter a queue consults. apply plays the informer's part of
+// writing popped deltas into it.
+type knownStore struct {
+	mu      sync.Mutex
+	objs    map[string]any
+	failGet map[string]error
+}
+
+func newKnownStore(objs ...*metav1.PartialObjectMetadata) *knownStore {
+	s := &knownStore{objs: map[string]any{}, failGet: map[string]error{}}
+	for _, o := range objs {
+		s.objs[o.Namespace+"/"+o.Name] = o
+	}
+	return s
+}
+
+func (s *knownStore) ListKeys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Keys(s.objs))
+}
+
+func (s *knownStore) GetByKey(key string) (any, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.failGet[key]; err != nil {
+		return nil, false, err
+	}
+	o, ok := s.objs[key]
+	return o, ok, nil
+}
+
+func (s *knownStore) get(key string) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.objs[key]
+}
+
+// apply does what the informer does with popped deltas (steps 4 and 5).
+func (s *knownStore) apply(ds deltafifo.Deltas) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range ds {
+		key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(d.Object)
+		if err != nil {
+			panic(err)
+		}
+		if d.Type == deltafifo.Deleted {
+			delete(s.objs, key)
+		} else {
+			s.objs[key] = d.Object
+		}
+	}
+}
+
+// checked fails the test on err or on a broken queue invariant: call it
+// around every step.
+func checked(t *testing.T, q deltafifo.Queue, err error) {
+	t.Helper()
+	require.NoError(t, err)
+	require.NoError(t, deltafifo.CheckInvariants(q))
+}
+
+// popped is one Pop's result, rendered.
+type popped struct {
+	Deltas  []string
+	Initial bool
+}
+
+func (p popped) String() string {
+	return fmt.Sprintf("%v initial=%v", strings.Join(p.Deltas, ", "), p.Initial)
+}
+
+// popOne pops the head of a queue that must not be empty, applying the deltas
+// to store if it is not nil.
+func popOne(t *testing.T, q deltafifo.Queue, store *knownStore) popped {
+	t.Helper()
+	require.NotEmpty(t, q.ListKeys(), "popOne on an empty queue would block")
+	var got popped
+	ds, err := q.Pop(func(ds deltafifo.Deltas, isInInitialList bool) error {
+		got = popped{Deltas: showAll(ds), Initial: isInInitialList}
+		if store != nil {
+			store.apply(ds)
+		}
+		return nil
+	})
+	checked(t, q, err)
+	require.Equal(t, got.Deltas, showAll(ds), "Pop must return what it processed")
+	return got
+}
+
+// popAll pops until the queue is empty.
+func popAll(t *testing.T, q deltafifo.Queue, store *knownStore) []popped {
+	t.Helper()
+	var out []popped
+	for len(q.ListKeys()) > 0 {
+		out = append(out, popOne(t, q, store))
+	}
+	return out
+}
+
+// queues lets a test run against both designs where they must agree.
+var queues = []struct {
+	name string
+	new  func(deltafifo.Options) deltafifo.Queue
+}{
+	{"DeltaFIFO", func(o deltafifo.Options) deltafifo.Queue { return deltafifo.New(o) }},
+	{"RealFIFO", func(o deltafifo.Options) deltafifo.Queue { return deltafifo.NewRealFIFO(o) }},
+}
+
+// discard is a logger for tests that provoke a logged error on purpose.
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

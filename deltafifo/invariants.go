@@ -1,0 +1,89 @@
+package deltafifo
+
+import (
+	"errors"
+	"fmt"
+)
+
+// checkInvariants verifies the invariants written on DeltaFIFO's fields.
+// Tests call it after every step.
+func (f *DeltaFIFO) checkInvariants() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	var errs []error
+	if len(f.queue) != len(f.items) {
+		errs = append(errs, fmt.Errorf("queue has %d keys, items has %d", len(f.queue), len(f.items)))
+	}
+	inQueue := make(map[string]bool, len(f.queue))
+	for i, key := range f.queue {
+		if inQueue[key] {
+			errs = append(errs, fmt.Errorf("queue[%d] = %q is a duplicate", i, key))
+		}
+		inQueue[key] = true
+		if _, ok := f.items[key]; !ok {
+			errs = append(errs, fmt.Errorf("queue[%d] = %q has no items", i, key))
+		}
+	}
+	for key, deltas := range f.items {
+		if !inQueue[key] {
+			errs = append(errs, fmt.Errorf("items[%q] is not in queue", key))
+		}
+		if len(deltas) == 0 {
+			errs = append(errs, fmt.Errorf("items[%q] is empty", key))
+		}
+		for i := 1; i < len(deltas); i++ {
+			if deltas[i-1].Type == Deleted && deltas[i].Type == Deleted {
+				errs = append(errs, fmt.Errorf("items[%q] has two Deleted deltas in a row at %d", key, i))
+			}
+		}
+		for i, d := range deltas {
+			if !validType(d.Type) {
+				errs = append(errs, fmt.Errorf("items[%q][%d] has unknown type %q", key, i, d.Type))
+			}
+		}
+	}
+	errs = append(errs, checkPopulation(f.populated, f.initialPopulationCount, len(f.queue), f.synced.Load()))
+	return errors.Join(errs...)
+}
+
+// checkInvariants verifies the invariants written on RealFIFO's fields.
+func (f *RealFIFO) checkInvariants() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	var errs []error
+	for i, it := range f.items {
+		if it.key == "" {
+			errs = append(errs, fmt.Errorf("items[%d] has an empty key", i))
+		}
+		if !validType(it.Type) {
+			errs = append(errs, fmt.Errorf("items[%d] has unknown type %q", i, it.Type))
+		}
+	}
+	errs = append(errs, checkPopulation(f.populated, f.initialPopulationCount, len(f.items), f.synced.Load()))
+	return errors.Join(errs...)
+}
+
+// checkPopulation checks the initial-list bookkeeping both queues share.
+func checkPopulation(populated bool, count, queued int, synced bool) error {
+	var errs []error
+	if count < 0 || count > queued {
+		errs = append(errs, fmt.Errorf("initialPopulationCount %d outside [0, %d]", count, queued))
+	}
+	if !populated && count != 0 {
+		errs = append(errs, fmt.Errorf("not populated but initialPopulationCount is %d", count))
+	}
+	if want := populated && count == 0; synced != want {
+		errs = append(errs, fmt.Errorf("synced is %v, want %v", synced, want))
+	}
+	return errors.Join(errs...)
+}
+
+func validType(t DeltaType) bool {
+	switch t {
+	case Added, Updated, Deleted, Replaced, Sync:
+		return true
+	}
+	return false
+}

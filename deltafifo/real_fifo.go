@@ -1,0 +1,279 @@
+package deltafifo
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/informerlab/informerlab/indexer"
+)
+
+// RealFIFO is the modern, in-order alternative to [DeltaFIFO]: one line of
+// deltas, not of keys. Every notification is delivered, in the order it
+// arrived, one delta per Pop: nothing is coalesced per key and repeated
+// deletions are not collapsed. A consumer that applies each delta to its
+// store as it comes therefore sees the changes across objects in the order
+// the server made them. This is the non-atomic mode of client-go's RealFIFO.
+//
+// It is safe for concurrent use, with the same one-producer, one-consumer
+// expectation as DeltaFIFO. Its zero value is not usable: call [NewRealFIFO].
+//
+// client-go: tools/cache.RealFIFO.
+type RealFIFO struct {
+	keyFunc      indexer.KeyFunc
+	knownObjects KeyListerGetter
+	transformer  TransformFunc
+	logger       *slog.Logger
+
+	// synced mirrors populated && initialPopulationCount == 0.
+	synced atomic.Bool
+
+	cond *sync.Cond // wakes Pop when items grows or the FIFO closes; its L is &mu
+
+	mu sync.Mutex // guards everything below
+	// Invariants (checkInvariants verifies them):
+	//   - every entry has a non-empty key and a known DeltaType;
+	//   - outside Pop, 0 <= initialPopulationCount <= len(items);
+	//   - !populated implies initialPopulationCount == 0;
+	//   - synced == populated && initialPopulationCount == 0.
+	items                  []keyedDelta // oldest first
+	populated              bool
+	initialPopulationCount int // deltas of the first Replace not yet processed
+	closed                 bool
+}
+
+// keyedDelta is a queued delta with the key computed when it arrived.
+type keyedDelta struct {
+	key string
+	Delta
+}
+
+// NewRealFIFO returns an empty RealFIFO. KnownObjects is optional here (client-go
+// requires it in non-atomic mode): without it, Replace infers deletions only
+// for keys still queued, and Resync does nothing. It starts no goroutine.
+func NewRealFIFO(opts Options) *RealFIFO {
+	opts = opts.withDefaults()
+	f := &RealFIFO{
+		keyFunc:      opts.KeyFunction,
+		knownObjects: opts.KnownObjects,
+		transformer:  opts.Transformer,
+		logger:       opts.Logger,
+	}
+	f.cond = sync.NewCond(&f.mu)
+	return f
+}
+
+// Add queues an Added delta.
+func (f *RealFIFO) Add(obj any) error { return f.enqueue("add", Added, obj) }
+
+// Update queues an Updated delta.
+func (f *RealFIFO) Update(obj any) error { return f.enqueue("update", Updated, obj) }
+
+// Delete queues a Deleted delta, always: unlike DeltaFIFO, RealFIFO does not
+// check whether anyone knows the object.
+func (f *RealFIFO) Delete(obj any) error { return f.enqueue("delete", Deleted, obj) }
+
+func (f *RealFIFO) enqueue(op string, t DeltaType, obj any) error {
+	key, err := f.KeyOf(obj)
+	if err != nil {
+		return fmt.Errorf("deltafifo: %s: %w", op, err)
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	obj, err = transform(f.transformer, obj)
+	if err != nil {
+		return fmt.Errorf("deltafifo: %s %q: %w", op, key, err)
+	}
+	f.populated = true
+	f.updateSyncedLocked()
+	// Step 2 (add object): the change joins the end of the one line.
+	f.appendLocked(key, t, obj)
+	return nil
+}
+
+func (f *RealFIFO) appendLocked(key string, t DeltaType, obj any) {
+	f.items = append(f.items, keyedDelta{key: key, Delta: Delta{Type: t, Object: obj}})
+	f.cond.Broadcast()
+}
+
+func (f *RealFIFO) updateSyncedLocked() {
+	f.synced.Store(f.populated && f.initialPopulationCount == 0)
+}
+
+// Replace takes the result of a (re)list, all or nothing like DeltaFIFO's,
+// but in a different order, because there is no per-key history to append to:
+//
+//  1. a tombstone for every queued key the list lacks, in order of first
+//     appearance, unless that key's last queued delta is already Deleted;
+//  2. a tombstone for every known key the list lacks and nothing queued
+//     mentions, in sorted order;
+//  3. a Replaced delta for every listed object, in list order.
+//
+// The first Replace is the initial list: HasSynced stays false until every
+// delta it queued has been processed.
+func (f *RealFIFO) Replace(list []any, resourceVersion string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	keys, objs, err := prepareList(f.keyFunc, f.transformer, list)
+	if err != nil {
+		return err
+	}
+	listed := make(map[string]bool, len(keys))
+	for _, key := range keys {
+		listed[key] = true
+	}
+
+	last := map[string]Delta{}
+	var queued []string
+	for _, it := range f.items {
+		if _, seen := last[it.key]; !seen {
+			queued = append(queued, it.key)
+		}
+		last[it.key] = it.Delta
+	}
+	for _, key := range queued {
+		if listed[key] || last[key].Type == Deleted {
+			continue
+		}
+		f.appendLocked(key, Deleted, DeletedFinalStateUnknown{Key: key, Obj: last[key].Object})
+	}
+
+	if f.knownObjects != nil {
+		known := f.knownObjects.ListKeys()
+		slices.Sort(known)
+		for _, key := range known {
+			if _, isQueued := last[key]; listed[key] || isQueued {
+				continue
+			}
+			obj, exists, err := f.knownObjects.GetByKey(key)
+			if err != nil {
+				f.logger.Error("deltafifo: cannot read known object; queueing a tombstone without it", "key", key, "err", err)
+				obj = nil
+			} else if !exists {
+				obj = nil
+			}
+			f.appendLocked(key, Deleted, DeletedFinalStateUnknown{Key: key, Obj: obj})
+		}
+	}
+
+	for i, key := range keys {
+		// Step 2 (add object): a listed object is queued as Replaced.
+		f.appendLocked(key, Replaced, objs[i])
+	}
+
+	if !f.populated {
+		f.populated = true
+		f.initialPopulationCount = len(f.items)
+		f.updateSyncedLocked()
+	}
+	return nil
+}
+
+// Resync queues a Sync delta for every known object whose key appears nowhere
+// in the queue, in sorted key order, atomically. Without KnownObjects it does
+// nothing.
+func (f *RealFIFO) Resync() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.knownObjects == nil {
+		return nil
+	}
+
+	queued := make(map[string]bool, len(f.items))
+	for _, it := range f.items {
+		queued[it.key] = true
+	}
+	known := f.knownObjects.ListKeys()
+	slices.Sort(known)
+	for _, key := range known {
+		if queued[key] {
+			continue
+		}
+		obj, exists, err := f.knownObjects.GetByKey(key)
+		if err != nil {
+			f.logger.Error("deltafifo: cannot read known object; not resyncing it", "key", key, "err", err)
+			continue
+		}
+		if !exists {
+			continue
+		}
+		f.appendLocked(key, Sync, obj)
+	}
+	return nil
+}
+
+// Pop blocks until a delta is queued, removes the oldest one and calls
+// process with it as a one-element Deltas. Everything else is as for
+// [DeltaFIFO.Pop]: process runs under the lock, its error is returned, the
+// initial-list count drops only after it returns, and Pop returns
+// [ErrFIFOClosed] once the queue is closed and empty.
+func (f *RealFIFO) Pop(process PopProcessFunc) (Deltas, error) {
+	if process == nil {
+		return nil, errNilProcess
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.items) == 0 {
+		if f.closed {
+			return nil, ErrFIFOClosed
+		}
+		f.cond.Wait()
+	}
+
+	// Step 3 (pop object): the oldest delta, whatever its key.
+	deltas := Deltas{f.items[0].Delta}
+	f.items[0] = keyedDelta{}
+	f.items = f.items[1:]
+
+	isInInitialList := !f.synced.Load()
+	if f.initialPopulationCount > 0 {
+		defer func() {
+			f.initialPopulationCount--
+			f.updateSyncedLocked()
+		}()
+	}
+	return deltas, process(deltas, isInInitialList)
+}
+
+// HasSynced reports whether every delta of the first Replace has been
+// processed (or whether Add, Update or Delete came first). It never waits
+// for the lock.
+func (f *RealFIFO) HasSynced() bool { return f.synced.Load() }
+
+// Close marks the queue closed and wakes every blocked Pop.
+func (f *RealFIFO) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	f.cond.Broadcast()
+}
+
+// IsClosed reports whether Close has been called.
+func (f *RealFIFO) IsClosed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}
+
+// KeyOf returns the key of obj, unwrapping Deltas and tombstones like
+// [DeltaFIFO.KeyOf].
+func (f *RealFIFO) KeyOf(obj any) (string, error) { return keyOf(f.keyFunc, obj) }
+
+// ListKeys returns each queued key once, in the order of its oldest delta.
+func (f *RealFIFO) ListKeys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	seen := make(map[string]bool, len(f.items))
+	var keys []string
+	for _, it := range f.items {
+		if !seen[it.key] {
+			seen[it.key] = true
+			keys = append(keys, it.key)
+		}
+	}
+	return keys
+}

@@ -1,0 +1,94 @@
+package deltafifo_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/deltafifo"
+)
+
+// feed runs the same producer calls against any queue.
+func feed(t *testing.T, q deltafifo.Queue, steps []func(deltafifo.Queue) error) {
+	t.Helper()
+	for _, step := range steps {
+		checked(t, q, step(q))
+	}
+}
+
+// The event sequence docs/deltafifo.md walks through.
+var (
+	// Phase 1: the initial list, then watch events, one of them seen twice
+	// and one for an object nobody ever saw.
+	initialListAndWatch = []func(deltafifo.Queue) error{
+		func(q deltafifo.Queue) error { return q.Replace([]any{obj("a", "1"), obj("b", "1")}, "1") },
+		func(q deltafifo.Queue) error { return q.Update(obj("a", "2")) },
+		func(q deltafifo.Queue) error { return q.Add(obj("c", "3")) },
+		func(q deltafifo.Queue) error { return q.Delete(obj("b", "4")) },
+		func(q deltafifo.Queue) error { return q.Delete(obj("b", "4")) },
+		func(q deltafifo.Queue) error { return q.Update(obj("a", "5")) },
+		func(q deltafifo.Queue) error { return q.Delete(obj("d", "6")) },
+	}
+	// Phase 2: e is created, then the watch breaks; while it is down e and c
+	// are deleted and a is updated; the relist lists only a.
+	relistAfterDisconnect = []func(deltafifo.Queue) error{
+		func(q deltafifo.Queue) error { return q.Add(obj("e", "8")) },
+		func(q deltafifo.Queue) error { return q.Replace([]any{obj("a", "9")}, "9") },
+	}
+)
+
+// TestSameEventsClassicVersusRealFIFO feeds both designs the identical
+// producer calls and pins the different streams their consumers see: the
+// DeltaFIFO delivers one batch per key, coalesced, with the duplicate delete
+// collapsed and the unknown delete dropped; the RealFIFO delivers every call
+// as its own delta, in arrival order, with the relist's deletions ahead of
+// its Replaced deltas.
+// Diagram: steps 2 and 3. client-go: DeltaFIFO vs RealFIFO (InOrderInformers)
+func TestSameEventsClassicVersusRealFIFO(t *testing.T) {
+	classicStore, realStore := newKnownStore(), newKnownStore()
+	classic := deltafifo.New(deltafifo.Options{KnownObjects: classicStore})
+	real := deltafifo.NewRealFIFO(deltafifo.Options{KnownObjects: realStore})
+
+	feed(t, classic, initialListAndWatch)
+	feed(t, real, initialListAndWatch)
+	classic1, real1 := popAll(t, classic, classicStore), popAll(t, real, realStore)
+	feed(t, classic, relistAfterDisconnect)
+	feed(t, real, relistAfterDisconnect)
+	classic2, real2 := popAll(t, classic, classicStore), popAll(t, real, realStore)
+
+	assert.Equal(t, []popped{
+		{Deltas: []string{"Replaced a@1", "Updated a@2", "Updated a@5"}, Initial: true},
+		{Deltas: []string{"Replaced b@1", "Deleted b@4"}, Initial: true},
+		{Deltas: []string{"Added c@3"}},
+	}, classic1)
+	assert.Equal(t, []popped{
+		{Deltas: []string{"Replaced a@1"}, Initial: true},
+		{Deltas: []string{"Replaced b@1"}, Initial: true},
+		{Deltas: []string{"Updated a@2"}},
+		{Deltas: []string{"Added c@3"}},
+		{Deltas: []string{"Deleted b@4"}},
+		{Deltas: []string{"Deleted b@4"}},
+		{Deltas: []string{"Updated a@5"}},
+		{Deltas: []string{"Deleted d@6"}},
+	}, real1)
+	assert.Equal(t, []popped{
+		{Deltas: []string{"Added e@8", "Deleted tombstone default/e (e@8)"}},
+		{Deltas: []string{"Replaced a@9"}},
+		{Deltas: []string{"Deleted tombstone default/c (c@3)"}},
+	}, classic2)
+	assert.Equal(t, []popped{
+		{Deltas: []string{"Added e@8"}},
+		{Deltas: []string{"Deleted tombstone default/e (e@8)"}},
+		{Deltas: []string{"Deleted tombstone default/c (c@3)"}},
+		{Deltas: []string{"Replaced a@9"}},
+	}, real2)
+	require.Equal(t, []string{"default/a"}, classicStore.ListKeys())
+	require.Equal(t, classicStore.ListKeys(), realStore.ListKeys(), "both consumers end with the same store")
+	for _, p := range append(classic1, classic2...) {
+		t.Logf("DeltaFIFO pop: %v", p)
+	}
+	for _, p := range append(real1, real2...) {
+		t.Logf("RealFIFO  pop: %v", p)
+	}
+}

@@ -1,0 +1,89 @@
+package informer
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// countingChecker is a DoneChecker whose channel closes after delay and
+// which counts how often HasSynced is asked.
+type countingChecker struct {
+	done  chan struct{}
+	asked atomic.Int64
+}
+
+func newCountingChecker(delay time.Duration) *countingChecker {
+	c := &countingChecker{done: make(chan struct{})}
+	time.AfterFunc(delay, func() { close(c.done) })
+	return c
+}
+
+func (c *countingChecker) HasSynced() bool {
+	c.asked.Add(1)
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+func (c *countingChecker) Done() <-chan struct{} { return c.done }
+
+// TestWaitForCacheSyncBlocksOnDoneChannelsWithoutPolling waits for two
+// checkers that sync at 3s and 7s: it returns at exactly 7s, having asked
+// each HasSynced once.
+//
+// Diagram: step 6. client-go: tools/cache.WaitFor.
+func TestWaitForCacheSyncBlocksOnDoneChannelsWithoutPolling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := newCountingChecker(3*time.Second), newCountingChecker(7*time.Second)
+		start := time.Now()
+
+		ok := WaitForCacheSync(context.Background(), a, b)
+
+		assert.True(t, ok)
+		assert.Equal(t, 7*time.Second, time.Since(start))
+		assert.Equal(t, int64(1), a.asked.Load())
+		assert.Equal(t, int64(1), b.asked.Load())
+	})
+}
+
+// TestWaitForCacheSyncPollsPlainFunctions waits for an InformerSynced
+// function that turns true at 250ms: it is noticed at the next poll, 300ms.
+//
+// Diagram: step 6. client-go: tools/cache.WaitForCacheSync.
+func TestWaitForCacheSyncPollsPlainFunctions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		synced := InformerSynced(func() bool { return time.Since(start) >= 250*time.Millisecond })
+
+		ok := WaitForCacheSync(context.Background(), synced)
+
+		assert.True(t, ok)
+		assert.Equal(t, 300*time.Millisecond, time.Since(start))
+	})
+}
+
+// TestWaitForCacheSyncGivesUpWhenTheContextEnds waits for a checker that
+// never syncs, then for a nil checker.
+//
+// Diagram: step 6. client-go: tools/cache.WaitForCacheSync.
+func TestWaitForCacheSyncGivesUpWhenTheContextEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		never := newCountingChecker(time.Hour)
+		start := time.Now()
+
+		ok := WaitForCacheSync(ctx, InformerSynced(func() bool { return true }), never)
+
+		assert.False(t, ok)
+		assert.Equal(t, 2*time.Second, time.Since(start))
+		assert.False(t, WaitForCacheSync(context.Background(), nil))
+	})
+}

@@ -1,0 +1,28 @@
+package reflector
+
+// Test-only access to internals, for the tests in package reflector_test.
+
+// CheckInvariants reports the first broken invariant of the Reflector.
+func (r *Reflector) CheckInvariants() error { return r.checkInvariants() }
+
+// SetRand replaces the source of randomness used for watch timeouts and
+// backoff jitter. Call it before Run.
+func SetRand(r *Reflector, f func() float64) { r.rand = f }
+
+// Observe registers f to be told about every state transition, by state name.
+// Call it before Run.
+func Observe(r *Reflector, f func(from, to, cause string)) {
+	r.observe = func(from, to state, cause string) { f(from.String(), to.String(), cause) }
+}
+
+// Transition is one edge of the state machine.
+type Transition struct{ From, To, Event string }
+
+// Transitions returns the state machine's table.
+func Transitions() []Transition {
+	out := make([]Transition, 0, len(transitions))
+	for _, t := range transitions {
+		out = append(out, Transition{t.from.String(), t.to.String(), t.event})
+	}
+	return out
+}

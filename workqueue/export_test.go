@@ -5,36 +5,34 @@ import "fmt"
 // CheckInvariants checks the invariants of any queue this package builds, so tests
 // in package workqueue_test can call it after every step.
 func CheckInvariants[T comparable](q Interface[T]) error {
-	switch q := q.(type) {
-	case *queue[T]:
-		return q.checkInvariants()
-	case *delayingQueue[T]:
-		return q.checkInvariants()
+	c, ok := q.(interface{ checkInvariants() error })
+	if !ok {
+		return fmt.Errorf("workqueue: CheckInvariants does not know %T", q)
 	}
-	return fmt.Errorf("workqueue: CheckInvariants does not know %T", q)
+	return c.checkInvariants()
 }
 
-// WaitingLoopWakeups returns how many times the delaying queue's waiting loop woke
-// up after its first turn (a kick for a new earliest item, or its timer).
+// waiter is what every queue with a waiting set has.
+type waiter interface {
+	waitingLoop() *waitingLoop
+	waitingLen() int
+}
+
+// WaitingLoopWakeups returns how many times the queue's waiting loop woke up after
+// its first turn (a kick for a new earliest item, or its timer).
 func WaitingLoopWakeups[T comparable](q DelayingInterface[T]) int64 {
-	return waitingLoopOf(q).wakeups.Load()
+	return q.(waiter).waitingLoop().wakeups.Load()
 }
 
 // WaitingLen returns how many items wait for their delay to pass.
 func WaitingLen[T comparable](q DelayingInterface[T]) int {
-	switch q := q.(type) {
-	case *delayingQueue[T]:
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		return q.waiting.len()
-	}
-	panic(fmt.Sprintf("workqueue: WaitingLen does not know %T", q))
+	return q.(waiter).waitingLen()
 }
 
-func waitingLoopOf[T comparable](q DelayingInterface[T]) *waitingLoop {
-	switch q := q.(type) {
-	case *delayingQueue[T]:
-		return q.loop
-	}
-	panic(fmt.Sprintf("workqueue: no waiting loop in %T", q))
+func (d *delayingQueue[T]) waitingLoop() *waitingLoop { return d.loop }
+
+func (d *delayingQueue[T]) waitingLen() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.waiting.len()
 }

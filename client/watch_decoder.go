@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -106,14 +107,6 @@ type wireEvent struct {
 	Object json.RawMessage `json:"object"`
 }
 
-// objectHead is what the decoder checks before decoding an event's object.
-type objectHead struct {
-	typeHead
-	Metadata *struct {
-		ResourceVersion string `json:"resourceVersion"`
-	} `json:"metadata"`
-}
-
 func (d *eventDecoder) parse(line []byte) (watch.Event, error) {
 	var ev wireEvent
 	if err := json.Unmarshal(line, &ev); err != nil {
@@ -137,7 +130,7 @@ func (d *eventDecoder) parse(line []byte) (watch.Event, error) {
 		return d.parseError(raw)
 	}
 
-	var head objectHead
+	var head typeHead
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return watch.Event{}, badEvent("malformed %s event object: %v", ev.Type, err)
 	}
@@ -156,12 +149,20 @@ func (d *eventDecoder) parse(line []byte) (watch.Event, error) {
 	case d.kind != "" && head.Kind != d.kind:
 		return watch.Event{}, badEvent("wrong kind: %s event object is %s, but this stream carries %s", ev.Type, head.Kind, d.kind)
 	}
-	if head.Metadata == nil || head.Metadata.ResourceVersion == "" {
-		return watch.Event{}, badEvent("%s event object %s has no metadata.resourceVersion", ev.Type, head.Kind)
-	}
 	obj, err := decodeAs(d.scheme, raw, gvk)
 	if err != nil {
 		return watch.Event{}, badEvent("%s event object: %v", ev.Type, err)
+	}
+	// Checked on the decoded object, so the check sees exactly what the caller will.
+	if got := obj.GetObjectKind().GroupVersionKind(); got != gvk {
+		return watch.Event{}, badEvent("%s event object decoded as %v, want %v", ev.Type, got, gvk)
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return watch.Event{}, badEvent("%s event object %s has no object metadata: %v", ev.Type, head.Kind, err)
+	}
+	if m.GetResourceVersion() == "" {
+		return watch.Event{}, badEvent("%s event object %s has no metadata.resourceVersion", ev.Type, head.Kind)
 	}
 	d.kind = head.Kind
 	return watch.Event{Type: ev.Type, Object: obj}, nil

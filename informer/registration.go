@@ -1,5 +1,7 @@
 package informer
 
+import "time"
+
 // ResourceEventHandlerRegistration is the handle AddEventHandler returns for
 // one handler. Pass it to RemoveEventHandler to unregister the handler, and
 // to WaitForCacheSync to wait until the handler has seen the initial list.
@@ -22,3 +24,75 @@ type ResourceEventHandlerRegistration interface {
 }
 
 var _ ResourceEventHandlerRegistration = (*processorListener)(nil)
+
+func (s *sharedIndexInformer) AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithResyncPeriod(handler, s.defaultEventHandlerResyncPeriod)
+}
+
+func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error) {
+	if handler == nil {
+		return nil, errNilHandler
+	}
+	if resyncPeriod < 0 {
+		return nil, errorf("negative resync period %v", resyncPeriod)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.initErr != nil {
+		return nil, s.initErr
+	}
+	if s.stopped {
+		return nil, errStopped
+	}
+
+	if resyncPeriod > 0 {
+		if resyncPeriod < minimumResyncPeriod {
+			s.logger.Warn("informer: resync period too short; raised to the minimum",
+				"requested", resyncPeriod, "minimum", minimumResyncPeriod)
+			resyncPeriod = minimumResyncPeriod
+		}
+		if resyncPeriod < s.resyncCheckPeriod {
+			if s.started {
+				s.logger.Warn("informer: resync period shorter than the running informer's resync check period; raised to it",
+					"requested", resyncPeriod, "checkPeriod", s.resyncCheckPeriod)
+				resyncPeriod = s.resyncCheckPeriod
+			} else {
+				// Not running yet: check more often, and recompute everyone's period.
+				s.resyncCheckPeriod = resyncPeriod
+				s.processor.resyncCheckPeriodChanged(resyncPeriod)
+			}
+		}
+	}
+	l := newProcessorListener(handler, resyncPeriod,
+		determineResyncPeriod(s.logger, resyncPeriod, s.resyncCheckPeriod), time.Now(), s.logger)
+
+	if !s.started {
+		// The cache is empty: nothing to replay.
+		if err := s.processor.addListener(l); err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+
+	// A late joiner: with no Deltas being applied, queue the whole cache for
+	// it as initial-list adds, then register it, so it sees every object
+	// exactly once and then every later change.
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	for _, obj := range s.indexer.List() {
+		l.add(notification{kind: addNotification, newObj: obj, isInInitialList: true})
+	}
+	if err := s.processor.addListener(l); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegistration) error {
+	l, ok := handle.(*processorListener)
+	if !ok {
+		return errorf("RemoveEventHandler: %T is not a registration returned by AddEventHandler", handle)
+	}
+	s.processor.removeListener(l)
+	return nil
+}

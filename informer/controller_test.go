@@ -1,0 +1,132 @@
+package informer
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/informerlab/informerlab/deltafifo"
+	"github.com/informerlab/informerlab/indexer"
+)
+
+func cm(name, rv string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("ConfigMap")
+	u.SetNamespace("ns")
+	u.SetName(name)
+	u.SetResourceVersion(rv)
+	return u
+}
+
+// storeCheckingHandler records each call and, at the moment of the call,
+// whether the store already reflected it.
+type storeCheckingHandler struct {
+	store indexer.Store
+	calls []string
+}
+
+func (h *storeCheckingHandler) cached(key string) string {
+	obj, ok, _ := h.store.GetByKey(key)
+	if !ok {
+		return "absent"
+	}
+	return obj.(*unstructured.Unstructured).GetResourceVersion()
+}
+
+func describe(obj any) (key, rv string) {
+	if t, ok := obj.(deltafifo.DeletedFinalStateUnknown); ok {
+		return t.Key, "tombstone"
+	}
+	u := obj.(*unstructured.Unstructured)
+	return u.GetNamespace() + "/" + u.GetName(), u.GetResourceVersion()
+}
+
+func (h *storeCheckingHandler) OnAdd(obj any, initial bool) {
+	key, rv := describe(obj)
+	h.calls = append(h.calls, fmt.Sprintf("add %s@%s initial=%v cache=%s", key, rv, initial, h.cached(key)))
+}
+
+func (h *storeCheckingHandler) OnUpdate(oldObj, newObj any) {
+	key, oldRV := describe(oldObj)
+	_, newRV := describe(newObj)
+	h.calls = append(h.calls, fmt.Sprintf("update %s@%s->%s cache=%s", key, oldRV, newRV, h.cached(key)))
+}
+
+func (h *storeCheckingHandler) OnDelete(obj any) {
+	key, rv := describe(obj)
+	h.calls = append(h.calls, fmt.Sprintf("delete %s@%s cache=%s", key, rv, h.cached(key)))
+}
+
+// TestProcessDeltasUpdatesTheCacheBeforeNotifying applies an add, an update
+// and a relist-inferred delete of one object: at every handler call the
+// cache already holds the change.
+//
+// Diagram: steps 4-6. client-go: processDeltas.
+func TestProcessDeltasUpdatesTheCacheBeforeNotifying(t *testing.T) {
+	store := indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, nil)
+	h := &storeCheckingHandler{store: store}
+	deltas := deltafifo.Deltas{
+		{Type: deltafifo.Added, Object: cm("a", "1")},
+		{Type: deltafifo.Updated, Object: cm("a", "2")},
+		{Type: deltafifo.Deleted, Object: deltafifo.DeletedFinalStateUnknown{Key: "ns/a", Obj: cm("a", "2")}},
+	}
+
+	err := processDeltas(h, store, deltas, false)
+
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"add ns/a@1 initial=false cache=1",
+		"update ns/a@1->2 cache=2",
+		"delete ns/a@tombstone cache=absent",
+	}, h.calls)
+}
+
+// TestProcessDeltasAsksTheCacheWhetherItIsAnAddOrAnUpdate shows that the
+// delta type does not decide: a Replaced or Sync delta for a cached key is
+// an update, for an unknown key an add (carrying isInInitialList), and a
+// Deleted then Added pair is a delete then an add.
+//
+// Diagram: steps 4-6. client-go: processDeltas.
+func TestProcessDeltasAsksTheCacheWhetherItIsAnAddOrAnUpdate(t *testing.T) {
+	store := indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, nil)
+	require.NoError(t, store.Add(cm("cached", "5")))
+	h := &storeCheckingHandler{store: store}
+
+	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Replaced, Object: cm("cached", "5")}}, true))
+	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Replaced, Object: cm("new", "6")}}, true))
+	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Sync, Object: cm("new", "6")}}, false))
+	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{
+		{Type: deltafifo.Deleted, Object: cm("cached", "7")},
+		{Type: deltafifo.Added, Object: cm("cached", "8")},
+	}, false))
+
+	assert.Equal(t, []string{
+		"update ns/cached@5->5 cache=5",
+		"add ns/new@6 initial=true cache=6",
+		"update ns/new@6->6 cache=6",
+		"delete ns/cached@7 cache=absent",
+		"add ns/cached@8 initial=false cache=8",
+	}, h.calls)
+}
+
+// TestProcessDeltasStopsAtACacheError makes the cache reject an object (its
+// index function fails): the handler is not told, and the error names the
+// delta.
+//
+// Diagram: steps 4-6. client-go: processDeltas.
+func TestProcessDeltasStopsAtACacheError(t *testing.T) {
+	store := indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, indexer.Indexers{
+		"broken": func(any) ([]string, error) { return nil, fmt.Errorf("cannot index") },
+	})
+	h := &storeCheckingHandler{store: store}
+
+	err := processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Added, Object: cm("a", "1")}}, false)
+
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "informer: Added")
+	assert.Empty(t, h.calls)
+}

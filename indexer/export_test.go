@@ -1,0 +1,15 @@
+package indexer
+
+import "fmt"
+
+// CheckInvariants exposes the unexported invariant checkers to the external
+// tests: it accepts what NewStore, NewIndexer and NewThreadSafeStore return.
+func CheckInvariants(store any) error {
+	switch s := store.(type) {
+	case *cache:
+		return s.checkInvariants()
+	case *threadSafeMap:
+		return s.checkInvariants()
+	}
+	return fmt.Errorf("CheckInvariants: unexpected type %T", store)
+}

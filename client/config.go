@@ -72,6 +72,9 @@ func (c *Config) serverURL() (*url.URL, error) {
 	if c.Server == "" {
 		return nil, errors.New("client: config has no server URL")
 	}
+	if !strings.Contains(c.Server, "://") {
+		return nil, fmt.Errorf("client: server URL %q: scheme must be http or https (e.g. https://127.0.0.1:6443)", c.Server)
+	}
 	u, err := url.Parse(c.Server)
 	if err != nil {
 		return nil, fmt.Errorf("client: server URL %q: %w", c.Server, err)

@@ -117,15 +117,14 @@ func (l kubeconfigLoader) config(kc *kubeconfig) (*Config, error) {
 	cfg.TLS.Insecure = cluster.Cluster.InsecureSkipTLSVerify
 	cfg.TLS.ServerName = cluster.Cluster.TLSServerName
 
-	if ctx.Context.User == "" {
-		return cfg, nil // a context without a user: anonymous requests
-	}
-	user, ok := findNamed(kc.Users, ctx.Context.User, func(u namedUser) string { return u.Name })
-	if !ok {
-		return nil, fmt.Errorf("client: kubeconfig %s: context %q names user %q, which is not among its users", l.path, ctx.Name, ctx.Context.User)
-	}
-	if err := l.applyUser(cfg, user); err != nil {
-		return nil, err
+	if ctx.Context.User != "" { // a context without a user makes anonymous requests
+		user, ok := findNamed(kc.Users, ctx.Context.User, func(u namedUser) string { return u.Name })
+		if !ok {
+			return nil, fmt.Errorf("client: kubeconfig %s: context %q names user %q, which is not among its users", l.path, ctx.Name, ctx.Context.User)
+		}
+		if err := l.applyUser(cfg, user); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := cfg.TLS.tlsConfig(); err != nil {
 		return nil, fmt.Errorf("client: kubeconfig %s: %w", l.path, err)

@@ -36,3 +36,11 @@ func (d *delayingQueue[T]) waitingLen() int {
 	defer d.mu.Unlock()
 	return d.waiting.len()
 }
+
+func (q *priorityQueue[T]) waitingLoop() *waitingLoop { return q.loop }
+
+func (q *priorityQueue[T]) waitingLen() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.waiting.len()
+}

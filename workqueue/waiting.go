@@ -47,6 +47,17 @@ func (w *waitingSet[T]) add(item T, readyAt time.Time) (earliestChanged bool) {
 	return e.index == 0
 }
 
+// remove drops item if it waits, and reports whether it did.
+func (w *waitingSet[T]) remove(item T) bool {
+	e, ok := w.byItem[item]
+	if !ok {
+		return false
+	}
+	heap.Remove(&w.heap, e.index)
+	delete(w.byItem, item)
+	return true
+}
+
 // popReady removes every item whose ready time is at or before now and appends
 // them to ready, earliest first.
 func (w *waitingSet[T]) popReady(now time.Time, ready []T) []T {

@@ -1,0 +1,333 @@
+package workqueue_test
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/workqueue"
+)
+
+func prio(p int) *int { return &p }
+
+// drainReady takes every ready item off q, calling Done for each, and returns them
+// with their priorities, in the order Get handed them out.
+func drainReady(t *testing.T, q workqueue.PriorityQueue[string]) []string {
+	t.Helper()
+	var got []string
+	for q.Len() > 0 {
+		item, _, shutdown := q.GetWithPriority()
+		require.False(t, shutdown)
+		got = append(got, item)
+		q.Done(item)
+		requireInvariants(t, q)
+	}
+	return got
+}
+
+// TestPriorityQueueHandsOutHighestPriorityFirstThenOldestFirst.
+// Diagram: step 8. client-go: controller-runtime priorityqueue (less: priority, then AddedCounter).
+func TestPriorityQueueHandsOutHighestPriorityFirstThenOldestFirst(t *testing.T) {
+	q := workqueue.NewPriorityQueue[string](nil)
+
+	q.AddWithOpts(workqueue.AddOpts{Priority: prio(-100)}, "ns/resync-1", "ns/resync-2")
+	q.Add("ns/changed-1") // nil priority is 0
+	q.AddWithOpts(workqueue.AddOpts{Priority: prio(10)}, "ns/urgent")
+	q.AddWithOpts(workqueue.AddOpts{Priority: prio(0)}, "ns/changed-2")
+	requireInvariants(t, q)
+
+	item, priority, _ := q.GetWithPriority()
+	assert.Equal(t, "ns/urgent", item)
+	assert.Equal(t, 10, priority)
+	q.Done(item)
+	assert.Equal(t, []string{"ns/changed-1", "ns/changed-2", "ns/resync-1", "ns/resync-2"}, drainReady(t, q))
+	q.ShutDown()
+}
+
+// TestPriorityQueueMergesAddsKeepingTheHigherPriority: adding a queued item again
+// raises its priority, never lowers it; a raised item goes to the back of its new
+// level.
+// Diagram: step 7. client-go: controller-runtime priorityqueue.AddWithOpts.
+func TestPriorityQueueMergesAddsKeepingTheHigherPriority(t *testing.T) {
+	q := workqueue.NewPriorityQueue[string](nil)
+	q.AddWithOpts(workqueue.AddOpts{Priority: prio(10)}, "ns/a")
+	q.AddWithOpts(workqueue.AddOpts{Priority: prio(-100)}, "ns/b")
+	q.AddWithOpts(workqueue.AddOpts{Priority: prio(10)}, "ns/c")
+
+	q.AddWithOpts(workqueue.AddOpts{Priority: prio(10)}, "ns/b")   // raised: back of level 10
+	q.AddWithOpts(workqueue.AddOpts{Priority: prio(-500)}, "ns/a") // never lowered
+	requireInvariants(t, q)
+
+	assert.Equal(t, 3, q.Len())
+	assert.Equal(t, []string{"ns/a", "ns/c", "ns/b"}, drainReady(t, q))
+	q.ShutDown()
+}
+
+// TestPriorityQueueKeepsTheEarlierReadyTime: of two delayed adds the earlier wins,
+// and a ready item stays ready when added again with a delay.
+// Diagram: step 7. client-go: controller-runtime priorityqueue.AddWithOpts (min of durations).
+func TestPriorityQueueKeepsTheEarlierReadyTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewPriorityQueue[string](nil)
+		start := time.Now()
+
+		q.AddAfter("ns/a", 5*time.Second)
+		q.AddAfter("ns/a", 2*time.Second)
+		q.AddAfter("ns/a", 9*time.Second)
+		q.Add("ns/ready")
+		q.AddAfter("ns/ready", time.Hour)
+		requireInvariants(t, q)
+
+		assert.Equal(t, 1, q.Len(), "ns/a waits; ns/ready stays ready")
+		assert.Equal(t, 1, workqueue.WaitingLen[string](q))
+		assert.Equal(t, []string{"ns/ready"}, drainReady(t, q))
+		a, _ := q.Get()
+		assert.Equal(t, "ns/a", a)
+		assert.Equal(t, 2*time.Second, time.Since(start))
+		q.Done(a)
+		time.Sleep(time.Hour)
+		assert.Equal(t, 0, q.Len(), "each item is handed out once")
+		q.ShutDown()
+	})
+}
+
+// TestPriorityQueueAddNowCancelsADelay: a plain add of a waiting item makes it
+// ready at once.
+// Diagram: step 7. client-go: controller-runtime priorityqueue.AddWithOpts.
+func TestPriorityQueueAddNowCancelsADelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewPriorityQueue[string](nil)
+		q.AddAfter("ns/a", time.Hour)
+
+		q.Add("ns/a")
+
+		assert.Equal(t, 1, q.Len())
+		assert.Equal(t, 0, workqueue.WaitingLen[string](q))
+		requireInvariants(t, q)
+		q.ShutDown()
+	})
+}
+
+// TestPriorityQueueDelayedItemJoinsItsLevelWhenItBecomesReady: an item whose delay
+// passes goes behind items of its priority that became ready before it.
+// Diagram: step 8. client-go: controller-runtime priorityqueue (fresh AddedCounter when ready).
+func TestPriorityQueueDelayedItemJoinsItsLevelWhenItBecomesReady(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewPriorityQueue[string](nil)
+
+		q.AddAfter("ns/delayed", time.Second) // added first, ready at 1s
+		time.Sleep(500 * time.Millisecond)
+		q.Add("ns/early")
+		time.Sleep(time.Second)
+		q.Add("ns/late")
+		q.AddWithOpts(workqueue.AddOpts{Priority: prio(1)}, "ns/high")
+		requireInvariants(t, q)
+
+		assert.Equal(t, []string{"ns/high", "ns/early", "ns/delayed", "ns/late"}, drainReady(t, q))
+		q.ShutDown()
+	})
+}
+
+// TestPriorityQueueLocksItemsWhileProcessing: an item added again while a worker
+// processes it is not handed to another worker, however high its priority; other
+// items are; it comes out after Done.
+// Diagram: step 8. client-go: controller-runtime priorityqueue (locked set).
+func TestPriorityQueueLocksItemsWhileProcessing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewPriorityQueue[string](nil)
+		q.Add("ns/a")
+		a, _ := q.Get()
+
+		q.AddWithOpts(workqueue.AddOpts{Priority: prio(100)}, "ns/a")
+		second := getAsync[string](q)
+		synctest.Wait()
+		assert.Empty(t, second, "ns/a was handed to a second worker")
+		assert.Equal(t, 0, q.Len(), "a parked item is not ready")
+		requireInvariants(t, q)
+		q.Add("ns/b")
+		assert.Equal(t, "ns/b", <-second)
+
+		q.Done(a)
+
+		item, priority, _ := q.GetWithPriority()
+		assert.Equal(t, "ns/a", item)
+		assert.Equal(t, 100, priority)
+		requireInvariants(t, q)
+		q.ShutDown()
+	})
+}
+
+// TestPriorityQueueRateLimitedTakesTheShorterDelay: RateLimited asks the limiter
+// every time (counting a failure) and uses the shorter of its delay and After.
+// Diagram: step 7. client-go: controller-runtime priorityqueue.AddWithOpts (RateLimited).
+func TestPriorityQueueRateLimitedTakesTheShorterDelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewPriorityQueue(workqueue.NewItemExponentialFailureRateLimiter[string](time.Second, time.Hour))
+		for _, tc := range []struct {
+			opts workqueue.AddOpts
+			want time.Duration
+		}{
+			{workqueue.AddOpts{RateLimited: true}, time.Second},                                           // limiter alone: 1s
+			{workqueue.AddOpts{RateLimited: true, After: 100 * time.Millisecond}, 100 * time.Millisecond}, // After shorter than 2s
+			{workqueue.AddOpts{RateLimited: true, After: 10 * time.Second}, 4 * time.Second},              // limiter shorter than After
+		} {
+			start := time.Now()
+
+			q.AddWithOpts(tc.opts, "ns/a")
+			item, _ := q.Get()
+			q.Done(item)
+
+			assert.Equal(t, tc.want, time.Since(start), "%+v", tc.opts)
+		}
+		assert.Equal(t, 3, q.NumRequeues("ns/a"))
+		q.Forget("ns/a")
+		assert.Equal(t, 0, q.NumRequeues("ns/a"))
+		q.ShutDown()
+	})
+}
+
+// TestPriorityQueueStarvesLowPriorityItemsUnderSteadyHighPriorityLoad pins the
+// documented risk: with no aging, a low-priority item waits as long as higher
+// priority items keep coming.
+// Diagram: step 8. client-go: controller-runtime priorityqueue (controller-runtime#3496).
+func TestPriorityQueueStarvesLowPriorityItemsUnderSteadyHighPriorityLoad(t *testing.T) {
+	q := workqueue.NewPriorityQueue[int](nil)
+	q.AddWithOpts(workqueue.AddOpts{Priority: prio(-100)}, -1)
+	q.Add(0)
+	var handedOut []int
+
+	for next := 1; next <= 1000; next++ {
+		item, _ := q.Get()
+		handedOut = append(handedOut, item)
+		q.Add(next) // each reconcile produces new normal-priority work
+		q.Done(item)
+	}
+	q.ShutDown()
+	for q.Len() > 0 {
+		item, _ := q.Get()
+		handedOut = append(handedOut, item)
+		q.Done(item)
+	}
+
+	assert.Len(t, handedOut, 1002)
+	assert.Equal(t, -1, handedOut[1001], "the low-priority item came out only after the load stopped")
+}
+
+// TestPriorityQueueShutDownHandsOutReadyItemsAndDropsWaitingOnes: like every queue
+// here (controller-runtime's reports shutdown at once); the waiting loop stops.
+// Diagram: step 8. client-go: controller-runtime priorityqueue.ShutDown.
+func TestPriorityQueueShutDownHandsOutReadyItemsAndDropsWaitingOnes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		before := runtime.NumGoroutine()
+		q := workqueue.NewPriorityQueue[string](nil)
+		q.Add("ns/ready")
+		q.AddAfter("ns/waiting", time.Second)
+		assert.Equal(t, before+1, runtime.NumGoroutine())
+
+		q.ShutDown()
+		q.Add("ns/after-shutdown")
+
+		assert.Equal(t, before, runtime.NumGoroutine())
+		requireInvariants(t, q)
+		item, shutdown := q.Get()
+		assert.Equal(t, "ns/ready", item)
+		assert.False(t, shutdown)
+		time.Sleep(time.Hour)
+		_, shutdown = q.Get()
+		assert.True(t, shutdown)
+	})
+}
+
+// TestPriorityQueueShutDownWithDrainWaitsForReadyAndInFlightItems: controller-runtime's
+// ShutDownWithDrain is plain ShutDown; here it drains like the other queues.
+// Diagram: step 8. client-go: Typed.ShutDownWithDrain.
+func TestPriorityQueueShutDownWithDrainWaitsForReadyAndInFlightItems(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewPriorityQueue[string](nil)
+		q.Add("ns/a")
+		q.Add("ns/b")
+		a, _ := q.Get()
+		q.Add("ns/a") // parked behind the worker
+		drained := make(chan struct{})
+		go func() {
+			q.ShutDownWithDrain()
+			close(drained)
+		}()
+		synctest.Wait()
+		requireOpen(t, drained, "ns/a in flight, ns/b ready, ns/a parked")
+
+		q.Done(a)
+		synctest.Wait()
+		requireOpen(t, drained, "ns/b and ns/a ready")
+		b, _ := q.Get()
+		q.Done(b)
+		synctest.Wait()
+		requireOpen(t, drained, "ns/a ready")
+		again, _ := q.Get()
+		synctest.Wait()
+		requireOpen(t, drained, "ns/a in flight")
+		q.Done(again)
+
+		<-drained
+		assert.Equal(t, []string{"ns/b", "ns/a"}, []string{b, again})
+		requireInvariants(t, q)
+	})
+}
+
+// requireOpen fails the test if ch is already closed: what it waits for must not
+// have happened yet, because of what is still outstanding.
+func requireOpen(t *testing.T, ch <-chan struct{}, outstanding string) {
+	t.Helper()
+	select {
+	case <-ch:
+		t.Fatalf("returned early, with %s", outstanding)
+	default:
+	}
+}
+
+// TestPriorityQueueKeepsItsInvariantsUnderRandomOperations drives the queue with
+// random adds (priorities, delays, rate limiting), gets, dones and the passage of
+// time, checking the invariants after every step and that no item is handed out
+// twice.
+// Diagram: steps 7, 8. client-go: controller-runtime priorityqueue.
+func TestPriorityQueueKeepsItsInvariantsUnderRandomOperations(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.NewPriorityQueue(workqueue.NewItemExponentialFailureRateLimiter[int](time.Millisecond, 50*time.Millisecond))
+		rng := rand.New(rand.NewPCG(3, 4))
+		inFlight := map[int]bool{}
+
+		for step := range 5000 {
+			item := rng.IntN(10)
+			switch rng.IntN(5) {
+			case 0:
+				q.Add(item)
+			case 1:
+				q.AddWithOpts(workqueue.AddOpts{
+					After:       time.Duration(rng.IntN(20)) * time.Millisecond,
+					RateLimited: rng.IntN(2) == 0,
+					Priority:    prio(rng.IntN(3) - 1),
+				}, item, rng.IntN(10))
+			case 2:
+				if q.Len() > 0 {
+					got, _, shutdown := q.GetWithPriority()
+					require.False(t, shutdown)
+					require.False(t, inFlight[got], "step %d: %d handed out twice", step, got)
+					inFlight[got] = true
+				}
+			case 3:
+				q.Done(item)
+				delete(inFlight, item)
+			case 4:
+				time.Sleep(time.Duration(rng.IntN(10)) * time.Millisecond)
+				synctest.Wait()
+			}
+			require.NoError(t, workqueue.CheckInvariants[int](q), "step %d", step)
+		}
+		q.ShutDown()
+	})
+}

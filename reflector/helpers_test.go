@@ -350,3 +350,8 @@ func (h *harness) settle(t *testing.T) {
 func waitBubble() { synctest.Wait() }
 
 var podsGR = schema.GroupResource{Resource: "pods"}
+
+// testLogger sends a Reflector's log lines to the test's log.
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

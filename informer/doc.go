@@ -1,0 +1,101 @@
+// Package informer is the middle of the client-go diagram: it pops changes
+// off the queue (step 3), writes them to the cache (steps 4 and 5) and
+// dispatches them to event handlers (step 6), as client-go's
+// SharedIndexInformer does.
+//
+//	Reflector --2--> DeltaFIFO (or RealFIFO)
+//	                     |
+//	                     | 3 Pop
+//	                     v
+//	  process loop --4--> Indexer --5--> thread-safe store
+//	        |
+//	        | 6 distribute            (one goroutine + unbounded buffer each)
+//	        +----> listener ----> ResourceEventHandler A
+//	        +----> listener ----> ResourceEventHandler B
+//
+// # How it works
+//
+// [NewSharedIndexInformer] builds an informer around a ListerWatcher. Its
+// Run wires the pieces and runs them until the context ends:
+//
+//  1. A [reflector.Reflector] lists and watches (step 1) and writes every
+//     change into a queue (step 2): a [deltafifo.DeltaFIFO] by default, or a
+//     [deltafifo.RealFIFO] with [WithQueue]. The queue's known objects are the
+//     informer's cache, so a relist can tell which cached objects vanished.
+//  2. The process loop pops (step 3). For each delta, oldest first, it asks
+//     the cache whether the key is there: if so it updates the cache and
+//     calls OnUpdate(cached, new); if not, it adds and calls
+//     OnAdd(new, isInInitialList); for a deletion it deletes and calls
+//     OnDelete — the object may be a [deltafifo.DeletedFinalStateUnknown].
+//     The cache is always written first (steps 4-5), the handlers told after
+//     (step 6).
+//  3. "Calls" means: a notification is appended to the buffer of every
+//     registered handler (one processor listener each). The append never
+//     blocks; each listener has a goroutine that calls its handler, one
+//     notification at a time, in order. A slow handler lets its buffer grow
+//     (ResourceEventHandlerRegistration.Backlog) and delays no one else.
+//  4. An update whose old and new objects have the same resourceVersion is a
+//     resync: a periodic Resync of the queue, or a relist that found the
+//     object unchanged. It goes only to listeners flagged as due a resync.
+//     Listeners start flagged, and only the resync check (every resync
+//     period of the informer) re-evaluates the flags.
+//  5. When every item of the initial list has been processed the informer
+//     has synced: HasSynced turns true and Done closes. Each registration
+//     syncs once the informer has and its handler has returned from every
+//     initial OnAdd.
+//  6. A handler added to a running informer first gets every cached object
+//     as OnAdd(obj, true), exactly once, then the live changes.
+//
+// [SharedInformerFactory] hands out one informer per resource, so that a
+// program shares watches and caches, and [Lister] reads a cache by type.
+// [WaitForCacheSync] waits for informers and registrations on their Done
+// channels, without polling.
+//
+// # Guarantees
+//
+//   - The cache is written before any handler hears of the change.
+//   - Per handler, calls are sequential and, per object, in order; each
+//     handler sees every object state the cache held, except resync-style
+//     updates it was not due for. Different handlers are not coordinated.
+//   - After a relist, an object that vanished while the watch was down is
+//     deleted from the cache and reported with a tombstone.
+//   - A handler that panics is logged and counted, not fatal.
+//   - When Run returns, every goroutine the informer started has exited.
+//   - Every exported type is safe for concurrent use.
+//   - Objects in the cache and in notifications are shared: never mutate them.
+//
+// # Differences from client-go
+//
+//   - A handler panic is recovered, logged with its stack and counted
+//     (Panics) and the next notification is delivered; client-go re-panics
+//     by default (utilruntime.HandleCrash), ending the process.
+//   - A listener is one goroutine over a mutex-guarded ring buffer, not two
+//     goroutines joined by channels (processorListener.pop/run), and the
+//     buffer shrinks back after a burst. Since adding to a buffer never
+//     blocks, the processor needs no "wait until listeners started" step
+//     (kubernetes/kubernetes#136509).
+//   - WaitForCacheSync takes [DoneChecker]s and waits on their channels; a
+//     plain function is passed as an [InformerSynced] and is polled, as
+//     client-go polls every function.
+//   - The informer syncs only after the last initial item has been
+//     processed (client-go's DeltaFIFO channel closes a moment earlier).
+//   - No cache mutation detector, no ShutDownEventHandler, no informer
+//     metrics, no atomic ("ReplacedAll") RealFIFO mode, no batch Pop.
+//   - The queue, the logger and the Reflector's options are chosen with
+//     functional options ([WithQueue], [WithLogger],
+//     [WithReflectorOptions]) instead of an options struct and constructor
+//     variants.
+//
+// client-go files: tools/cache/controller.go, shared_informer.go,
+// synctrack/synctrack.go, informers/factory.go, listers.go.
+//
+// # Read next
+//
+// Run the walkthrough, which follows one object through steps 1-6:
+//
+//	go test ./informer -run Walkthrough -v
+//
+// and the Example in example_test.go. docs/informer.md explains resync
+// versus relist, tombstones and per-handler sync. Next along the pipeline:
+// package workqueue (steps 7-8).
+package informer

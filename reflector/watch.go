@@ -34,11 +34,11 @@ func (r *Reflector) watch(ctx context.Context, c *cycle) transition {
 		}
 		var err error
 		w, err = r.lw.Watch(ctx, opts)
+		if w != nil && (err != nil || ctx.Err() != nil) {
+			w.Stop() // a watch returned alongside an error is never used
+		}
 		switch {
 		case ctx.Err() != nil:
-			if w != nil {
-				w.Stop()
-			}
 			return transition{to: stateStopped, cause: "context cancelled while opening a watch"}
 		case err != nil && isRetriableWatchError(err):
 			return transition{to: stateRewatchBackoff, resume: stateWatching,
@@ -147,7 +147,7 @@ func (r *Reflector) accept(ev watch.Event) (string, bool) {
 		r.logger.Error("reflector: skipping watch event of unknown type", "eventType", string(ev.Type))
 		return "", false
 	}
-	if ev.Object == nil {
+	if v := reflect.ValueOf(ev.Object); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
 		r.logger.Error("reflector: skipping watch event without an object", "eventType", string(ev.Type))
 		return "", false
 	}

@@ -349,3 +349,29 @@ func TestStoreErrorOnWatchEventIsLoggedAndWatchGoesOn(t *testing.T) {
 		assert.False(t, w.IsStopped())
 	})
 }
+
+// Malformed events — no object, a nil pointer, an unknown event type, an
+// object without metadata — are logged and skipped, never a panic; the watch
+// goes on.
+// Diagram: step 2. client-go: handleAnyWatch (unable to understand watch event)
+func TestMalformedWatchEventsAreSkipped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, reflector.Options{}, withExpectedType(nil))
+		w := h.sync(t, "10")
+
+		w.Add(nil)
+		w.Add((*metav1.PartialObjectMetadata)(nil))
+		w.Action("SURPRISE", pod("x", "11"))
+		w.Add(&metav1.Status{})
+		w.Add(pod("a", "12"))
+		h.settle(t)
+
+		assert.Equal(t, []string{"replace@10 []", "add ns/a@12"}, h.store.take())
+		logs := h.logs.String()
+		assert.Contains(t, logs, "skipping watch event without an object")
+		assert.Contains(t, logs, "skipping watch event of unknown type")
+		assert.Contains(t, logs, "skipping watch event without object metadata")
+		assert.Equal(t, "12", h.r.LastSyncResourceVersion())
+		assert.False(t, w.IsStopped())
+	})
+}

@@ -42,10 +42,10 @@ func (r *Reflector) watchList(ctx context.Context, c *cycle) transition {
 		TimeoutSeconds:       &timeout,
 	}
 	w, err := r.lw.Watch(ctx, opts)
+	if w != nil && (err != nil || ctx.Err() != nil) {
+		w.Stop() // a watch returned alongside an error is never used
+	}
 	if ctx.Err() != nil {
-		if w != nil {
-			w.Stop()
-		}
 		return transition{to: stateStopped, cause: "context cancelled while opening a streaming list"}
 	}
 	if err == nil && w == nil {

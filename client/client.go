@@ -142,6 +142,9 @@ func (r *ResourceClient) path(req *request) string {
 // send performs req and returns the raw response; the caller closes its body.
 func (r *ResourceClient) send(ctx context.Context, req *request) (*http.Response, error) {
 	c := r.client
+	if r.gvr.Version == "" || r.gvr.Resource == "" {
+		return nil, fmt.Errorf("client: %s: resource %q needs a version and a resource name", req.verb, r.gvr.String())
+	}
 	u := *c.base
 	u.Path = c.base.Path + r.path(req)
 	u.RawQuery = req.query.Encode()

@@ -276,6 +276,8 @@ func TestBadArgumentsAreRejectedBeforeSending(t *testing.T) {
 	_, errs["update no name"] = cms.Update(ctx, &ConfigMap{}, metav1.UpdateOptions{})
 	_, errs["create nil"] = cms.Create(ctx, nil, metav1.CreateOptions{})
 	_, errs["patch no type"] = cms.Patch(ctx, "x", "", []byte(`{}`), metav1.PatchOptions{})
+	_, errs["no version"] = c.Resource(schema.GroupVersionResource{Resource: "configmaps"}).List(ctx, metav1.ListOptions{})
+	_, errs["no resource"] = c.Resource(schema.GroupVersionResource{Version: "v1"}).Watch(ctx, metav1.ListOptions{})
 
 	for name, err := range errs {
 		assert.ErrorContains(t, err, "client: ", name)

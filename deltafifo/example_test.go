@@ -1,0 +1,134 @@
+package deltafifo_test
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/informerlab/informerlab/deltafifo"
+)
+
+// pod is a namespaced object with just enough metadata to be keyed.
+func pod(name, resourceVersion string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, ResourceVersion: resourceVersion},
+	}
+}
+
+// describe renders a delta the way the examples print it.
+func describe(d deltafifo.Delta) string {
+	switch o := d.Object.(type) {
+	case deltafifo.DeletedFinalStateUnknown:
+		return fmt.Sprintf("%s tombstone for %s", d.Type, o.Key)
+	case metav1.Object:
+		return fmt.Sprintf("%s %s@%s", d.Type, o.GetName(), o.GetResourceVersion())
+	}
+	return string(d.Type)
+}
+
+// printDeltas is a PopProcessFunc that prints what it is given.
+func printDeltas(deltas deltafifo.Deltas, isInInitialList bool) error {
+	line := ""
+	for i, d := range deltas {
+		if i > 0 {
+			line += ", "
+		}
+		line += describe(d)
+	}
+	fmt.Printf("pop: %s (initial list: %v)\n", line, isInInitialList)
+	return nil
+}
+
+// A Reflector lists two pods (step 1), queues the list with Replace and then
+// the watch events (step 2); the informer pops one key at a time with all its
+// deltas (step 3).
+func ExampleDeltaFIFO() {
+	q := deltafifo.New(deltafifo.Options{})
+
+	_ = q.Replace([]any{pod("web", "1"), pod("db", "1")}, "1")
+	_ = q.Update(pod("web", "2"))
+	_ = q.Add(pod("cache", "3"))
+	_ = q.Update(pod("web", "4"))
+	fmt.Println("queued keys:", q.ListKeys())
+
+	for len(q.ListKeys()) > 0 {
+		_, _ = q.Pop(printDeltas)
+		fmt.Println("  synced:", q.HasSynced())
+	}
+	// Output:
+	// queued keys: [default/web default/db default/cache]
+	// pop: Replaced web@1, Updated web@2, Updated web@4 (initial list: true)
+	//   synced: false
+	// pop: Replaced db@1 (initial list: true)
+	//   synced: true
+	// pop: Added cache@3 (initial list: false)
+	//   synced: true
+}
+
+// knownPods is a stand-in for the informer's Indexer: what the consumer has
+// stored so far.
+type knownPods map[string]any
+
+func (k knownPods) ListKeys() []string {
+	keys := make([]string, 0, len(k))
+	for key := range k {
+		keys = append(keys, key)
+	}
+	return keys
+}
+
+func (k knownPods) GetByKey(key string) (any, bool, error) {
+	obj, ok := k[key]
+	return obj, ok, nil
+}
+
+// A pod the consumer has stored is deleted while the watch is down. The
+// relist no longer lists it, so Replace queues a Deleted delta holding a
+// DeletedFinalStateUnknown tombstone; a delete handler must accept one.
+func ExampleDeltaFIFO_Replace() {
+	known := knownPods{"default/web": pod("web", "1"), "default/db": pod("db", "1")}
+	q := deltafifo.New(deltafifo.Options{KnownObjects: known})
+
+	_ = q.Replace([]any{pod("web", "7")}, "7")
+
+	for len(q.ListKeys()) > 0 {
+		_, _ = q.Pop(func(deltas deltafifo.Deltas, _ bool) error {
+			d := deltas.Newest()
+			key, _ := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(d.Object)
+			if tomb, ok := d.Object.(deltafifo.DeletedFinalStateUnknown); ok {
+				last := tomb.Obj.(metav1.Object)
+				fmt.Printf("%s: deleted while we were away; last seen at %s\n", key, last.GetResourceVersion())
+				return nil
+			}
+			fmt.Printf("%s: %s\n", key, describe(*d))
+			return nil
+		})
+	}
+	// Output:
+	// default/web: Replaced web@7
+	// default/db: deleted while we were away; last seen at 1
+}
+
+// The same events as the DeltaFIFO example, through the in-order RealFIFO:
+// one delta per Pop, in arrival order, nothing merged.
+func ExampleRealFIFO() {
+	q := deltafifo.NewRealFIFO(deltafifo.Options{})
+
+	_ = q.Replace([]any{pod("web", "1"), pod("db", "1")}, "1")
+	_ = q.Update(pod("web", "2"))
+	_ = q.Add(pod("cache", "3"))
+	_ = q.Update(pod("web", "4"))
+
+	for len(q.ListKeys()) > 0 {
+		_, _ = q.Pop(printDeltas)
+	}
+	fmt.Println("synced:", q.HasSynced())
+	// Output:
+	// pop: Replaced web@1 (initial list: true)
+	// pop: Replaced db@1 (initial list: true)
+	// pop: Updated web@2 (initial list: false)
+	// pop: Added cache@3 (initial list: false)
+	// pop: Updated web@4 (initial list: false)
+	// synced: true
+}

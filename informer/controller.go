@@ -61,18 +61,34 @@ func (c *controller) processLoop(ctx context.Context) {
 // syncSignallingStore is the Store the Reflector writes to: the queue, plus
 // a check after each write of whether the queue has synced. A Pop is not
 // always needed for that: an empty initial list syncs the queue at once.
+// It also traces step 2.
 type syncSignallingStore struct {
 	queue    deltafifo.Queue
 	onSynced func()
+	trace    tracer
 }
 
-func (s syncSignallingStore) Add(obj any) error    { return s.after(s.queue.Add(obj)) }
-func (s syncSignallingStore) Update(obj any) error { return s.after(s.queue.Update(obj)) }
-func (s syncSignallingStore) Delete(obj any) error { return s.after(s.queue.Delete(obj)) }
-func (s syncSignallingStore) Resync() error        { return s.queue.Resync() }
+func (s syncSignallingStore) Add(obj any) error {
+	s.trace.queued("add", obj)
+	return s.after(s.queue.Add(obj))
+}
+
+func (s syncSignallingStore) Update(obj any) error {
+	s.trace.queued("update", obj)
+	return s.after(s.queue.Update(obj))
+}
+
+func (s syncSignallingStore) Delete(obj any) error {
+	s.trace.queued("delete", obj)
+	return s.after(s.queue.Delete(obj))
+}
+
 func (s syncSignallingStore) Replace(list []any, rv string) error {
+	s.trace.replaced(len(list), rv)
 	return s.after(s.queue.Replace(list, rv))
 }
+
+func (s syncSignallingStore) Resync() error { return s.queue.Resync() }
 
 func (s syncSignallingStore) after(err error) error {
 	s.onSynced()
@@ -93,7 +109,8 @@ func (s syncSignallingStore) after(err error) error {
 // It stops at the first cache error, leaving the rest of the Deltas unapplied.
 //
 // client-go: tools/cache.processDeltas.
-func processDeltas(handler ResourceEventHandler, store indexer.Store, deltas deltafifo.Deltas, isInInitialList bool) error {
+func processDeltas(handler ResourceEventHandler, store indexer.Store, deltas deltafifo.Deltas, isInInitialList bool, trace tracer) error {
+	trace.popped(deltas, isInInitialList)
 	for _, d := range deltas {
 		obj := d.Object
 		switch d.Type {
@@ -107,6 +124,7 @@ func processDeltas(handler ResourceEventHandler, store indexer.Store, deltas del
 				if err := store.Update(obj); err != nil {
 					return fmt.Errorf("informer: %s: %w", d.Type, err)
 				}
+				trace.stored("update", obj)
 				// ...step 6 (dispatch event handler) after.
 				handler.OnUpdate(old, obj)
 				continue
@@ -114,11 +132,13 @@ func processDeltas(handler ResourceEventHandler, store indexer.Store, deltas del
 			if err := store.Add(obj); err != nil {
 				return fmt.Errorf("informer: %s: %w", d.Type, err)
 			}
+			trace.stored("add", obj)
 			handler.OnAdd(obj, isInInitialList)
 		case deltafifo.Deleted:
 			if err := store.Delete(obj); err != nil {
 				return fmt.Errorf("informer: %s: %w", d.Type, err)
 			}
+			trace.stored("delete", obj)
 			handler.OnDelete(obj)
 		default:
 			return fmt.Errorf("informer: unknown delta type %q", d.Type)

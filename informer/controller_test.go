@@ -75,7 +75,7 @@ func TestProcessDeltasUpdatesTheCacheBeforeNotifying(t *testing.T) {
 		{Type: deltafifo.Deleted, Object: deltafifo.DeletedFinalStateUnknown{Key: "ns/a", Obj: cm("a", "2")}},
 	}
 
-	err := processDeltas(h, store, deltas, false)
+	err := processDeltas(h, store, deltas, false, tracer{discard})
 
 	require.NoError(t, err)
 	assert.Equal(t, []string{
@@ -96,13 +96,13 @@ func TestProcessDeltasAsksTheCacheWhetherItIsAnAddOrAnUpdate(t *testing.T) {
 	require.NoError(t, store.Add(cm("cached", "5")))
 	h := &storeCheckingHandler{store: store}
 
-	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Replaced, Object: cm("cached", "5")}}, true))
-	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Replaced, Object: cm("new", "6")}}, true))
-	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Sync, Object: cm("new", "6")}}, false))
+	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Replaced, Object: cm("cached", "5")}}, true, tracer{discard}))
+	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Replaced, Object: cm("new", "6")}}, true, tracer{discard}))
+	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Sync, Object: cm("new", "6")}}, false, tracer{discard}))
 	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{
 		{Type: deltafifo.Deleted, Object: cm("cached", "7")},
 		{Type: deltafifo.Added, Object: cm("cached", "8")},
-	}, false))
+	}, false, tracer{discard}))
 
 	assert.Equal(t, []string{
 		"update ns/cached@5->5 cache=5",
@@ -124,7 +124,7 @@ func TestProcessDeltasStopsAtACacheError(t *testing.T) {
 	})
 	h := &storeCheckingHandler{store: store}
 
-	err := processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Added, Object: cm("a", "1")}}, false)
+	err := processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Added, Object: cm("a", "1")}}, false, tracer{discard})
 
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "informer: Added")

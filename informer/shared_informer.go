@@ -229,7 +229,7 @@ func (s *sharedIndexInformer) newControllerLocked() *controller {
 		ropts.WatchErrorHandler = s.watchErrorHandler
 	}
 	onSynced := func() { s.checkSynced(q) }
-	store := syncSignallingStore{queue: q, onSynced: onSynced}
+	store := syncSignallingStore{queue: q, onSynced: onSynced, trace: tracer{s.logger}}
 	s.reflector = reflector.New(s.lw, s.exampleObject, store, ropts)
 
 	return &controller{
@@ -257,31 +257,34 @@ func (s *sharedIndexInformer) checkSynced(q deltafifo.Queue) {
 func (s *sharedIndexInformer) handleDeltas(deltas deltafifo.Deltas, isInInitialList bool) error {
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
-	return processDeltas(s.distributor(), s.indexer, deltas, isInInitialList)
+	trace := tracer{s.logger}
+	return processDeltas(distributor{s.processor, trace}, s.indexer, deltas, isInInitialList, trace)
 }
 
 // distributor is the informer seen as the one handler processDeltas calls:
 // it fans each call out to the registered handlers.
-func (s *sharedIndexInformer) distributor() ResourceEventHandler {
-	return distributor{s.processor}
+type distributor struct {
+	p     *sharedProcessor
+	trace tracer
 }
 
-type distributor struct{ p *sharedProcessor }
-
 func (d distributor) OnAdd(obj any, isInInitialList bool) {
-	d.p.distribute(notification{kind: addNotification, newObj: obj, isInInitialList: isInInitialList}, false)
+	n := d.p.distribute(notification{kind: addNotification, newObj: obj, isInInitialList: isInInitialList}, false)
+	d.trace.dispatched("add", obj, n, false)
 }
 
 // OnUpdate marks an update whose resourceVersion did not change (a resync,
 // or a relist that found the object unchanged) as sync: it reaches only the
 // handlers currently flagged as due a resync.
 func (d distributor) OnUpdate(oldObj, newObj any) {
-	d.p.distribute(notification{kind: updateNotification, oldObj: oldObj, newObj: newObj},
-		sameResourceVersion(oldObj, newObj))
+	isSync := sameResourceVersion(oldObj, newObj)
+	n := d.p.distribute(notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}, isSync)
+	d.trace.dispatched("update", newObj, n, isSync)
 }
 
 func (d distributor) OnDelete(obj any) {
-	d.p.distribute(notification{kind: deleteNotification, oldObj: obj}, false)
+	n := d.p.distribute(notification{kind: deleteNotification, oldObj: obj}, false)
+	d.trace.dispatched("delete", obj, n, false)
 }
 
 func (s *sharedIndexInformer) GetStore() indexer.Store     { return s.indexer }

@@ -20,6 +20,9 @@ func (s *threadSafeMap) checkInvariants() error {
 	// Every stored object is filed under exactly what its IndexFuncs return now.
 	for _, key := range slices.Sorted(maps.Keys(s.items)) {
 		e := s.items[key]
+		if e.obj == nil {
+			return fmt.Errorf("key %q holds a nil object", key)
+		}
 		if len(e.indexed) != len(names) {
 			return fmt.Errorf("key %q records %d indexes, want %d", key, len(e.indexed), len(names))
 		}

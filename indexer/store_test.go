@@ -190,3 +190,25 @@ func TestThreadSafeStoreWorksByKey(t *testing.T) {
 	assert.Empty(t, store.ListIndexFuncValues(indexer.NamespaceIndex))
 	assert.NoError(t, store.Resync())
 }
+
+// TestStoreRejectsNilObject checks that a nil object, which no reader could
+// use, is refused by every write path even when the KeyFunc accepts it.
+// Diagram: step 5. client-go: threadSafeMap.checkNoNilInvariant (panics instead).
+func TestStoreRejectsNilObject(t *testing.T) {
+	store := indexer.NewStore(func(any) (string, error) { return "k", nil })
+	threadSafe := indexer.NewThreadSafeStore(nil)
+
+	errAdd := store.Add(nil)
+	errUpdate := store.Update(nil)
+	errReplace := store.Replace([]any{nil}, "1")
+	errDirect := threadSafe.Add("k", nil)
+	errDirectReplace := threadSafe.Replace(map[string]any{"k": nil}, "1")
+
+	for _, err := range []error{errAdd, errUpdate, errReplace, errDirect, errDirectReplace} {
+		assert.ErrorContains(t, err, `indexer: cannot store a nil object (key "k")`)
+	}
+	assert.Empty(t, store.ListKeys())
+	assert.Empty(t, threadSafe.ListKeys())
+	requireConsistent(t, store)
+	requireConsistent(t, threadSafe)
+}

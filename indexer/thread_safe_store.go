@@ -19,8 +19,8 @@ import (
 //
 // client-go: tools/cache.ThreadSafeStore.
 type ThreadSafeStore interface {
-	// Add stores obj under key, replacing any object already there. If an
-	// IndexFunc fails, Add returns its error and changes nothing.
+	// Add stores obj under key, replacing any object already there. If obj
+	// is nil or an IndexFunc fails, Add returns an error and changes nothing.
 	Add(key string, obj any) error
 	// Update is the same as Add.
 	Update(key string, obj any) error
@@ -34,8 +34,8 @@ type ThreadSafeStore interface {
 	// ListKeys returns every key, in no particular order.
 	ListKeys() []string
 	// Replace swaps the whole contents for items (key -> object) and rebuilds
-	// every index from scratch. If an IndexFunc fails on any object, Replace
-	// returns its error and changes nothing. resourceVersion is accepted for
+	// every index from scratch. If any object is nil or an IndexFunc fails
+	// on one, Replace returns an error and changes nothing. resourceVersion is accepted for
 	// client-go compatibility and not recorded.
 	Replace(items map[string]any, resourceVersion string) error
 	// Resync does nothing: a store has nothing to resync. It exists so a
@@ -71,6 +71,7 @@ func NewThreadSafeStore(indexers Indexers) ThreadSafeStore {
 // threadSafeMap implements ThreadSafeStore.
 //
 // Invariants (checked by checkInvariants; they hold whenever mu is not held):
+//   - No stored object is nil.
 //   - indices has exactly one index per entry of indexers, under the same name.
 //   - Every entry records, for each index, exactly the values that index's
 //     IndexFunc returns for entry.obj, without duplicates.
@@ -124,6 +125,9 @@ func (s *threadSafeMap) Update(key string, obj any) error {
 // Step 5 (store object & key): the object goes into items under its key and
 // into every index under the values its IndexFuncs return.
 func (s *threadSafeMap) putLocked(key string, obj any) error {
+	if obj == nil {
+		return fmt.Errorf("indexer: cannot store a nil object (key %q)", key)
+	}
 	// Every IndexFunc runs before anything changes, so a failure rejects the
 	// whole write and leaves the store exactly as it was.
 	indexed, err := computeValues(s.indexers, obj)
@@ -198,6 +202,9 @@ func (s *threadSafeMap) Replace(items map[string]any, resourceVersion string) er
 		newIndices[name] = index{}
 	}
 	for key, obj := range items {
+		if obj == nil {
+			return fmt.Errorf("indexer: cannot store a nil object (key %q); nothing replaced", key)
+		}
 		indexed, err := computeValues(s.indexers, obj)
 		if err != nil {
 			return fmt.Errorf("%w (key %q); nothing replaced", err, key)

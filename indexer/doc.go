@@ -1,0 +1,78 @@
+// Package indexer is the informer's cache: it implements diagram step 4 (the
+// informer adds each popped object), step 5 (the object is stored under its
+// key and filed in every index) and the read side of step 9 (a worker gets the
+// object for a key, through a read-only Lister).
+//
+//	Informer ---- 4 Add Object ----> Indexer -- 5 Store Object & Key --> ThreadSafeStore
+//	  (writes: Add, Update,          (KeyFunc,                            items:   key -> object
+//	   Delete, Replace)               IndexFuncs)                         indices: name -> value -> keys
+//	                                    ^
+//	                                    | 9 Get Object for key
+//	                                  Lister (read only: Get, List, ByIndex)
+//	                                    ^
+//	                                  worker -> Reconcile
+//
+// # How it works
+//
+// Three layers, one file each, each adding one thing:
+//
+//  1. [ThreadSafeStore] (thread_safe_store.go) keeps objects by key and the
+//     indexes, behind one read-write lock. An index is a map from an indexed
+//     value to the set of keys filed under it: with the [NamespaceIndex],
+//     "shop" -> {"shop/web-1", "shop/db-1"}. Each stored object also remembers
+//     the values it was filed under.
+//  2. [Store] and [Indexer] (store.go) put a [KeyFunc] in front: Add(obj)
+//     computes the key ([MetaNamespaceKeyFunc]: "namespace/name") and hands
+//     both to the ThreadSafeStore. NewStore is an Indexer without indexes.
+//  3. [Lister] (lister.go) is what controllers get: Get by namespace and name
+//     (a missing object is an API NotFound error), List by label selector, and
+//     ByIndex. It has no write method, so only the informer changes the cache.
+//
+// A write (Add, Update, Replace, AddIndexers) runs in two phases under the
+// lock: first every [IndexFunc] is computed for the new object; only if all
+// succeed does the store change, moving the key from the values it was filed
+// under to the new ones and deleting any value left with no keys. Delete
+// removes the key from the remembered values and never calls an IndexFunc.
+//
+// # Guarantees
+//
+//   - Every method of ThreadSafeStore, Store, Indexer and Lister is safe for
+//     concurrent use. A reader sees a write entirely (object and every index)
+//     or not at all.
+//   - Add and Update are both upserts; Delete of an absent key is a no-op.
+//   - A write whose key or IndexFunc fails returns the error and changes
+//     nothing. Replace and AddIndexers are all or nothing.
+//   - Index, ByIndex and IndexKeys return an error wrapping [ErrNoSuchIndex] for
+//     an unknown index; IndexKeys and ListIndexFuncValues are sorted; List,
+//     ListKeys, Index and ByIndex are in no particular order.
+//   - No index keeps an empty value set; every key in an index names a stored
+//     object filed under that value; every stored object is in every index.
+//   - Objects are never copied. Everything returned is the cached object,
+//     shared with every reader: never modify it; DeepCopy first.
+//
+// # Differences from client-go
+//
+// Mirrors tools/cache/store.go, thread_safe_store.go, index.go and listers.go.
+//   - An IndexFunc error is returned, and the write is rejected with the store
+//     unchanged. client-go panics, because it has already changed part of the
+//     store when the error appears.
+//   - Each object remembers the values it was filed under, so Delete never
+//     calls an IndexFunc and cannot fail, and an Update still moves an object
+//     that a buggy caller changed in place. client-go recomputes the old values
+//     from the stored object.
+//   - A nil object or a nil IndexFunc is an error on write, not a panic;
+//     a nil KeyFunc means MetaNamespaceKeyFunc. GetIndexers returns a copy.
+//   - Lister returns an error, not a panic, for a cached value that is not a
+//     runtime.Object; a nil selector selects everything. Its namespace method is
+//     Namespace (client-go's GenericLister calls it ByNamespace). Falling back to
+//     a scan when there is no namespace index is silent (client-go logs it).
+//   - Not implemented: transformers (the informer applies them), typed
+//     generic variants, Replace's resourceVersion tracking, transactions.
+//     [LabelIndexFunc] has no client-go counterpart.
+//
+// # Read next
+//
+// Run the Examples (go test ./indexer -run Example -v), then read
+// docs/indexer.md. Next along the pipeline: the informer package, which pops
+// from the deltafifo package and writes here before it notifies handlers.
+package indexer

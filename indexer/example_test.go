@@ -1,0 +1,161 @@
+package indexer_test
+
+import (
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/indexer"
+)
+
+// pod returns a small object with metadata only, as an informer would cache it.
+func pod(namespace, name, app string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: namespace,
+			Name:      name,
+			Labels:    map[string]string{"app": app},
+		},
+	}
+}
+
+// sortedNames returns "namespace/name" for each object, sorted: List and
+// ByIndex return objects in no particular order.
+func sortedNames[T any](objs []T) []string {
+	names := []string{}
+	for _, obj := range objs {
+		key, _ := indexer.MetaNamespaceKeyFunc(obj)
+		names = append(names, key)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// An Indexer stores objects under their keys (step 5) and files them in
+// named indexes, so that a reader can ask "every pod of app web" without
+// scanning the cache.
+func ExampleIndexer() {
+	idx := indexer.NewIndexer(indexer.MetaNamespaceKeyFunc, indexer.Indexers{
+		indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc,
+		"byApp":                indexer.LabelIndexFunc("app"),
+	})
+
+	// Step 4 (add object): what the informer does with each popped object.
+	_ = idx.Add(pod("shop", "web-1", "web"))
+	_ = idx.Add(pod("shop", "db-1", "db"))
+	_ = idx.Add(pod("blog", "web-1", "web"))
+
+	webs, _ := idx.ByIndex("byApp", "web")
+	fmt.Println("app=web:", sortedNames(webs))
+	keys, _ := idx.IndexKeys(indexer.NamespaceIndex, "shop")
+	fmt.Println("namespace shop:", keys)
+
+	// The db pod becomes a web pod: the index follows.
+	_ = idx.Update(pod("shop", "db-1", "web"))
+	fmt.Println("app values:", idx.ListIndexFuncValues("byApp"))
+
+	// Step 9 (get object for key).
+	obj, exists, _ := idx.GetByKey("blog/web-1")
+	fmt.Println("blog/web-1 cached:", exists, obj.(*metav1.PartialObjectMetadata).Labels["app"])
+	// Output:
+	// app=web: [blog/web-1 shop/web-1]
+	// namespace shop: [shop/db-1 shop/web-1]
+	// app values: [web]
+	// blog/web-1 cached: true web
+}
+
+// An IndexFunc that fails rejects the write: the store is left unchanged,
+// where client-go would panic.
+func ExampleIndexer_indexFuncError() {
+	idx := indexer.NewIndexer(indexer.MetaNamespaceKeyFunc, indexer.Indexers{
+		"byApp": func(obj any) ([]string, error) {
+			app := obj.(*metav1.PartialObjectMetadata).Labels["app"]
+			if app == "" {
+				return nil, fmt.Errorf("pod has no app label")
+			}
+			return []string{app}, nil
+		},
+	})
+	_ = idx.Add(pod("shop", "web-1", "web"))
+
+	err := idx.Update(pod("shop", "web-1", ""))
+
+	fmt.Println(err)
+	obj, _, _ := idx.GetByKey("shop/web-1")
+	fmt.Println("still cached with app:", obj.(*metav1.PartialObjectMetadata).Labels["app"])
+	// Output:
+	// indexer: index "byApp": pod has no app label (key "shop/web-1")
+	// still cached with app: web
+}
+
+// AddIndexers adds an index to a store that already holds objects: they are
+// filed in it at once.
+func ExampleIndexer_AddIndexers() {
+	idx := indexer.NewIndexer(indexer.MetaNamespaceKeyFunc, indexer.Indexers{})
+	_ = idx.Add(pod("shop", "web-1", "web"))
+	_ = idx.Add(pod("shop", "web-2", "web"))
+
+	err := idx.AddIndexers(indexer.Indexers{"byApp": indexer.LabelIndexFunc("app")})
+	keys, _ := idx.IndexKeys("byApp", "web")
+
+	fmt.Println(err, keys)
+	fmt.Println(idx.AddIndexers(indexer.Indexers{"byApp": indexer.LabelIndexFunc("tier")}))
+	// Output:
+	// <nil> [shop/web-1 shop/web-2]
+	// indexer: cannot add index "byApp": an index of that name exists
+}
+
+// A Lister is the read-only view a controller's workers use (step 9): Get by
+// namespace and name, with the API's NotFound error, and List by label selector.
+func ExampleLister() {
+	idx := indexer.NewIndexer(indexer.MetaNamespaceKeyFunc, indexer.Indexers{
+		indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc,
+	})
+	_ = idx.Add(pod("shop", "web-1", "web"))
+	_ = idx.Add(pod("shop", "db-1", "db"))
+	_ = idx.Add(pod("blog", "web-1", "web"))
+	lister := indexer.NewLister(idx, schema.GroupResource{Resource: "pods"})
+
+	obj, err := lister.Namespace("shop").Get("web-1")
+	fmt.Println(obj.(*metav1.PartialObjectMetadata).Name, err)
+
+	_, err = lister.Namespace("shop").Get("gone")
+	fmt.Println(err, "| IsNotFound:", apierrors.IsNotFound(err))
+
+	webs, _ := lister.List(labels.SelectorFromSet(labels.Set{"app": "web"}))
+	fmt.Println("app=web everywhere:", sortedNames(webs))
+	inShop, _ := lister.Namespace("shop").List(labels.Everything())
+	fmt.Println("everything in shop:", sortedNames(inShop))
+
+	// The objects are the cache's own: copy before changing anything.
+	mine := obj.DeepCopyObject().(*metav1.PartialObjectMetadata)
+	mine.Labels["app"] = "changed"
+	again, _ := lister.Namespace("shop").Get("web-1")
+	fmt.Println("cache still says:", again.(*metav1.PartialObjectMetadata).Labels["app"])
+	// Output:
+	// web-1 <nil>
+	// pods "gone" not found | IsNotFound: true
+	// app=web everywhere: [blog/web-1 shop/web-1]
+	// everything in shop: [shop/db-1 shop/web-1]
+	// cache still says: web
+}
+
+// MetaNamespaceKeyFunc makes the keys everything else uses, and
+// SplitMetaNamespaceKey turns a key back into its parts, as a worker does
+// with the key it takes off the workqueue.
+func ExampleMetaNamespaceKeyFunc() {
+	key, _ := indexer.MetaNamespaceKeyFunc(pod("shop", "web-1", "web"))
+	namespace, name, _ := indexer.SplitMetaNamespaceKey(key)
+	clusterKey, _ := indexer.MetaNamespaceKeyFunc(&metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}})
+
+	fmt.Println(key, namespace, name)
+	fmt.Println(clusterKey)
+	// Output:
+	// shop/web-1 shop web-1
+	// node-1
+}

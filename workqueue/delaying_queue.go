@@ -48,20 +48,20 @@ func newDelayingQueue[T comparable](o options) *delayingQueue[T] {
 }
 
 func (d *delayingQueue[T]) AddAfter(item T, duration time.Duration) {
-	if d.ShuttingDown() {
-		return
-	}
-	d.metrics.retry()
 	if duration <= 0 {
-		d.Add(item)
+		if !d.ShuttingDown() {
+			d.metrics.retry()
+			d.Add(item)
+		}
 		return
 	}
 	readyAt := time.Now().Add(duration)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.loop.stopped {
+	if d.loop.stopped { // stopped before the queue shuts down: this is the shutdown check
 		return
 	}
+	d.metrics.retry()
 	if d.waiting.add(item, readyAt) {
 		d.loop.wakeLocked()
 	}

@@ -62,6 +62,8 @@
 //     from the stored object.
 //   - A nil object or a nil IndexFunc is an error on write, not a panic;
 //     a nil KeyFunc means MetaNamespaceKeyFunc. GetIndexers returns a copy.
+//     ListIndexFuncValues is sorted. ThreadSafeStore's Add, Update and Replace
+//     return an error (client-go's return nothing).
 //   - Lister returns an error, not a panic, for a cached value that is not a
 //     runtime.Object; a nil selector selects everything. Its namespace method is
 //     Namespace (client-go's GenericLister calls it ByNamespace). Falling back to

@@ -24,6 +24,7 @@ import (
 // that is not a runtime.Object is reported as an error. Get looks objects up by
 // the keys [MetaNamespaceKeyFunc] makes, so the Indexer must use that KeyFunc
 // (or one that makes the same keys). A Lister is safe for concurrent use.
+// Build it with NewLister; the zero value is not usable.
 //
 // client-go: tools/cache.GenericLister.
 type Lister struct {

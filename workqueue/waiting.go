@@ -187,7 +187,7 @@ func (l *waitingLoop) haltLocked() <-chan struct{} {
 
 func (l *waitingLoop) run() {
 	defer close(l.done)
-	timer := time.NewTimer(0)
+	timer := time.NewTimer(time.Hour) // re-armed or stopped before every wait
 	defer timer.Stop()
 	for {
 		next, ok := l.flush(time.Now())

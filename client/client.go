@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -118,32 +119,47 @@ type request struct {
 }
 
 // path builds /api/v1/... for the core group and /apis/group/version/... otherwise,
-// with /namespaces/ns when namespaced.
+// with /namespaces/ns when namespaced. Segments are unescaped here; url.URL escapes
+// them, and send has checked that none contains a slash.
 func (r *ResourceClient) path(req *request) string {
-	var b strings.Builder
-	if r.gvr.Group == "" {
-		b.WriteString("/api/" + url.PathEscape(r.gvr.Version))
-	} else {
-		b.WriteString("/apis/" + url.PathEscape(r.gvr.Group) + "/" + url.PathEscape(r.gvr.Version))
+	parts := []string{"api", r.gvr.Version}
+	if r.gvr.Group != "" {
+		parts = []string{"apis", r.gvr.Group, r.gvr.Version}
 	}
 	if req.namespace != "" {
-		b.WriteString("/namespaces/" + url.PathEscape(req.namespace))
+		parts = append(parts, "namespaces", req.namespace)
 	}
-	b.WriteString("/" + url.PathEscape(r.gvr.Resource))
+	parts = append(parts, r.gvr.Resource)
 	if req.name != "" {
-		b.WriteString("/" + url.PathEscape(req.name))
+		parts = append(parts, req.name)
 	}
 	if req.subresource != "" {
-		b.WriteString("/" + req.subresource)
+		parts = append(parts, req.subresource)
 	}
-	return b.String()
+	return "/" + strings.Join(parts, "/")
+}
+
+// checkSegments rejects a resource or namespace that cannot be one path segment.
+func (r *ResourceClient) checkSegments(req *request) error {
+	if r.gvr.Version == "" || r.gvr.Resource == "" {
+		return fmt.Errorf("client: %s: resource %q needs a version and a resource name", req.verb, r.gvr.String())
+	}
+	for what, seg := range map[string]string{"group": r.gvr.Group, "version": r.gvr.Version, "resource": r.gvr.Resource, "namespace": req.namespace} {
+		if seg == "" {
+			continue
+		}
+		if msgs := content.IsPathSegmentName(seg); len(msgs) > 0 {
+			return fmt.Errorf("client: %s: invalid %s %q: %s", req.verb, what, seg, strings.Join(msgs, "; "))
+		}
+	}
+	return nil
 }
 
 // send performs req and returns the raw response; the caller closes its body.
 func (r *ResourceClient) send(ctx context.Context, req *request) (*http.Response, error) {
 	c := r.client
-	if r.gvr.Version == "" || r.gvr.Resource == "" {
-		return nil, fmt.Errorf("client: %s: resource %q needs a version and a resource name", req.verb, r.gvr.String())
+	if err := r.checkSegments(req); err != nil {
+		return nil, err
 	}
 	u := *c.base
 	u.Path = c.base.Path + r.path(req)

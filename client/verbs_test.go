@@ -278,6 +278,7 @@ func TestBadArgumentsAreRejectedBeforeSending(t *testing.T) {
 	_, errs["patch no type"] = cms.Patch(ctx, "x", "", []byte(`{}`), metav1.PatchOptions{})
 	_, errs["no version"] = c.Resource(schema.GroupVersionResource{Resource: "configmaps"}).List(ctx, metav1.ListOptions{})
 	_, errs["no resource"] = c.Resource(schema.GroupVersionResource{Version: "v1"}).Watch(ctx, metav1.ListOptions{})
+	_, errs["namespace with slash"] = c.Resource(configMaps).Namespace("a/b").List(ctx, metav1.ListOptions{})
 
 	for name, err := range errs {
 		assert.ErrorContains(t, err, "client: ", name)
@@ -285,4 +286,18 @@ func TestBadArgumentsAreRejectedBeforeSending(t *testing.T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	assert.Empty(t, ws.requests, "nothing reached the server")
+}
+
+// TestNamesAreSentAsOnePathSegment checks names that real clusters use with characters
+// outside [a-z0-9.-] (RBAC's "system:..." names) reach the server unchanged.
+// Diagram: step 1. client-go: rest.Request.Name.
+func TestNamesAreSentAsOnePathSegment(t *testing.T) {
+	ws, c := newWireServer(t)
+	ws.seed("namespaces", "", "system:node proxier", nil)
+
+	got, err := c.Resource(namespaces).Get(context.Background(), "system:node proxier", metav1.GetOptions{})
+
+	require.NoError(t, err)
+	assert.Equal(t, "system:node proxier", got.(*unstructured.Unstructured).GetName())
+	assert.Equal(t, "/api/v1/namespaces/system:node proxier", ws.last().Path)
 }

@@ -89,24 +89,34 @@ func BenchmarkDrain(b *testing.B) {
 }
 
 // BenchmarkAddAfter: every op delays a key not yet waiting by an hour, so each op
-// inserts into the waiting set while the waiting loop sleeps. Every batch keys the
-// benchmark starts over on a fresh queue (not timed).
+// inserts into the waiting set while the waiting loop sleeps. After every batch
+// keys, the benchmark starts over (not timed):
+//   - steady: on the same queue, whose waiting set is emptied but keeps its memory,
+//     as in a long-lived queue whose items came due;
+//   - growing: on a fresh queue, so the cost includes growing the waiting set's map
+//     and heap from nothing to batch entries.
 func BenchmarkAddAfter(b *testing.B) {
 	keys := benchKeys(batch)
-	q := workqueue.NewDelaying[string]()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		if i%batch == 0 && i > 0 {
-			b.StopTimer()
+	for _, mode := range []string{"steady", "growing"} {
+		b.Run(mode, func(b *testing.B) {
+			q := workqueue.NewDelaying[string]()
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if i%batch == 0 && i > 0 {
+					b.StopTimer()
+					if mode == "steady" {
+						workqueue.EmptyWaiting(q)
+					} else {
+						q.ShutDown()
+						q = workqueue.NewDelaying[string]()
+					}
+					b.StartTimer()
+				}
+				q.AddAfter(keys[i%batch], time.Hour)
+			}
 			q.ShutDown()
-			q = workqueue.NewDelaying[string]()
-			b.StartTimer()
-		}
-		q.AddAfter(keys[i%batch], time.Hour)
+		})
 	}
-	b.StopTimer()
-	q.ShutDown()
 }
 
 // BenchmarkAddRateLimitedForget: a failure then a success for one of 1024 keys: the

@@ -44,3 +44,15 @@ func (q *priorityQueue[T]) waitingLen() int {
 	defer q.mu.Unlock()
 	return q.waiting.len()
 }
+
+// EmptyWaiting drops every waiting item but keeps the waiting set's memory, as in a
+// long-lived queue whose items have all come due. Benchmarks use it to measure
+// AddAfter in that steady state.
+func EmptyWaiting[T comparable](q DelayingInterface[T]) {
+	d := q.(*delayingQueue[T])
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	clear(d.waiting.byItem)
+	clear(d.waiting.heap)
+	d.waiting.heap = d.waiting.heap[:0]
+}

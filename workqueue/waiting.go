@@ -135,12 +135,12 @@ func (h *waitHeap[T]) Pop() any {
 // kicked or stopped. A kick never blocks (the channel has room for one pending kick,
 // and a second kick while one is pending is redundant).
 //
-// The started and stopped flags are guarded by the owner's mutex: start and kick
-// must be called with it held, flush must take it itself.
+// The started and stopped flags are guarded by the owner's mutex: wakeLocked and
+// haltLocked must be called with it held, and flush must take it itself.
 type waitingLoop struct {
 	flush   func(now time.Time) (next time.Time, ok bool)
 	kick    chan struct{} // capacity 1
-	stop    chan struct{} // closed by halt
+	stop    chan struct{} // closed by haltLocked
 	done    chan struct{} // closed when run returns
 	wakeups atomic.Int64  // turns after the first; tests read it
 	started bool

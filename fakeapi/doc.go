@@ -1,0 +1,103 @@
+// Package fakeapi is an in-memory Kubernetes API server: the "Kubernetes
+// API" box at the top of the diagram, which step 1 (List & Watch) talks to.
+//
+//	writes --> next resourceVersion --> commit --+--> storage (one map per resource)
+//	                                             +--> history (bounded window)
+//	                                             +--> each open watch's bounded queue
+//	List  <--  current state, or a past snapshot (history undone back to N)
+//	Watch <--  replay of history after N, then the watch's live queue
+//
+// It serves the same semantics two ways: in-process through
+// [Server.Resource], whose [ResourceClient] is a reflector.ListerWatcher, and
+// over HTTP in the Kubernetes wire format through [Server.Handler], well
+// enough for kubectl and client-go's own informers.
+//
+// # How it works
+//
+// Every write takes the server lock, builds a fresh object, stamps it with
+// the next value of one global resourceVersion counter (like etcd's
+// revision) and commits it: storage changes, the event is appended to a
+// bounded history (Options.HistoryLimit events), and every open watch is
+// offered the event. Stored objects are never mutated afterwards, so
+// history, snapshots and watch queues share them; clients always get deep
+// copies.
+//
+// A write in detail:
+//
+//  1. Create assigns uid, creationTimestamp, generation 1 and a name from
+//     generateName; an existing name is 409 AlreadyExists.
+//  2. Update and Patch check a non-empty resourceVersion against the stored
+//     one (409 Conflict). A result equal to the stored object is a no-op: no
+//     resourceVersion, no event. generation goes up only when something
+//     outside metadata and status changed. On a resource with a status
+//     subresource the main endpoint ignores status and /status changes only
+//     status.
+//  3. Delete of an object with finalizers sets deletionTimestamp (and bumps
+//     generation, as the real server does); the update removing the last
+//     finalizer deletes it. Deleting an object runs the garbage collector
+//     over objects whose ownerReferences name it (background propagation;
+//     Orphan strips the reference instead).
+//
+// A list is served from the current state or, for Exact and continue, from a
+// past snapshot rebuilt by undoing history; see list.go for the full table.
+// A watch starts from a snapshot or a history position (watch_start.go) and
+// then receives live events through a bounded queue drained by one goroutine
+// per watch (watch.go). A watch whose queue fills up is cut off, never
+// blocking writers; it must re-watch, like a client of the real server.
+//
+// # Fault injection
+//
+// Each fault is a method, logged through Options.Logger and counted in
+// [Server.Faults]; over HTTP the same faults are under /admin/ (see
+// docs/fakeapi.md):
+//
+//   - [Server.CloseWatches]: every open watch ends cleanly. Teaches: the
+//     reflector re-watches from its last resourceVersion, no relist.
+//   - [Server.Compact]: history is dropped. Teaches: the next re-watch from
+//     an old resourceVersion gets 410 Expired and the reflector relists;
+//     continue tokens expire too.
+//   - [Server.SilentResource]: writes that emit no watch event. Teaches: only
+//     a relist reveals them (a silent delete becomes a
+//     DeletedFinalStateUnknown tombstone).
+//   - [Server.FailNext](verb, n, code): the next n list/watch/get/... calls
+//     fail with 410, 429, 500, 503 or 504. Teaches: backoff, and which
+//     errors relist versus retry.
+//   - [Server.InjectWatchError](status): an ERROR event into every open
+//     watch, which then ends. Teaches: the reflector's error taxonomy.
+//   - [Server.HangWatches](true): watches stay open but deliver nothing, not
+//     even bookmarks or their timeout. Teaches: an informer that silently
+//     stops; only a resync or restart notices.
+//   - [Server.SetLatency](d): every request waits d first. Teaches: slow
+//     servers and context deadlines.
+//
+// # Guarantees
+//
+//   - A Server and its ResourceClients are safe for concurrent use.
+//   - [New] starts no goroutine; each watch owns one goroutine, which exits
+//     when the watch ends; [Server.Close] ends them all and waits.
+//   - Writers never block on watchers.
+//   - Errors are *apierrors.StatusError values with the real server's codes
+//     and reasons, in-process and over HTTP alike.
+//   - [Server.CurrentResourceVersion] is a uint64; objects and lists carry
+//     resourceVersions as decimal strings, which clients must treat as
+//     opaque.
+//
+// # Differences from a real kube-apiserver
+//
+//   - No admission, RBAC, defaulting, schema validation, server-side apply,
+//     dry run, field managers, protobuf or CBOR.
+//   - Namespaces are not enforced: objects can be created in a namespace
+//     that does not exist, and deleting a namespace does not delete its
+//     contents.
+//   - The garbage collector runs synchronously right after the owner's
+//     deletion; Foreground propagation is treated as Background.
+//   - A strategic merge patch is applied as a JSON merge patch (lists are
+//     replaced, not merged by key).
+//   - A watch from a resourceVersion ahead of the server fails at once (ERROR
+//     504) instead of waiting up to 3 s for the server to catch up.
+//
+// # Read next
+//
+// Run the Example (go test ./fakeapi -run Example -v), then read
+// docs/fakeapi.md and the reflector package, step 1 of the diagram.
+package fakeapi

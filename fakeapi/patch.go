@@ -1,0 +1,148 @@
+package fakeapi
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// Patches. A patch is applied to a copy of the stored object and the result
+// goes through the same path as an update (updateLocked), so a patch that
+// sets metadata.resourceVersion is a precondition, a patch that changes
+// nothing is a no-op, and /status patches change only status.
+//
+//	application/merge-patch+json            RFC 7386, below
+//	application/strategic-merge-patch+json  applied as a merge patch (lists are replaced, not merged by key)
+//	application/json-patch+json             RFC 6902, jsonpatch.go
+//	application/apply-patch+yaml            415: server-side apply is not modelled
+
+// mergePatch applies an RFC 7386 merge patch to target and returns the
+// result. It modifies target's maps in place: pass a copy.
+func mergePatch(target, patch any) any {
+	pm, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	tm, ok := target.(map[string]any)
+	if !ok {
+		tm = map[string]any{}
+	}
+	for k, v := range pm {
+		if v == nil {
+			delete(tm, k)
+			continue
+		}
+		tm[k] = mergePatch(tm[k], v)
+	}
+	return tm
+}
+
+// stripStrategicDirectives removes the strategic-merge-patch directives a
+// merge patch can ignore ($setElementOrder/..., $retainKeys) and rejects the
+// ones that change the meaning of the patch.
+func stripStrategicDirectives(v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, child := range x {
+			switch {
+			case strings.HasPrefix(k, "$setElementOrder/"), k == "$retainKeys":
+				delete(x, k)
+				continue
+			case strings.HasPrefix(k, "$"):
+				return apierrors.NewBadRequest(fmt.Sprintf("fakeapi: strategic merge patch directive %q is not supported; send a merge patch (application/merge-patch+json)", k))
+			}
+			if err := stripStrategicDirectives(child); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, child := range x {
+			if err := stripStrategicDirectives(child); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// patch applies a patch of type pt to the stored object (or its status).
+func (s *Server) patch(r *resource, ns, name string, pt types.PatchType, data []byte, status, silent bool) (*unstructured.Unstructured, error) {
+	if status && !r.info.HasStatus {
+		return nil, errNoResource(r.gr())
+	}
+	if !r.info.Namespaced {
+		ns = ""
+	} else if ns == "" {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s is namespaced: a namespace is required", r.info.GVR.Resource))
+	}
+	apply, err := patcher(pt, data)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isClosed {
+		return nil, errClosed()
+	}
+	old, ok := r.items[r.key(ns, name)]
+	if !ok {
+		return nil, apierrors.NewNotFound(r.gr(), name)
+	}
+	result, err := apply(old.DeepCopy().Object)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := result.(map[string]any)
+	if !ok {
+		return nil, apierrors.NewBadRequest("fakeapi: the patched document is not a JSON object")
+	}
+	if _, ok := m["metadata"].(map[string]any); !ok {
+		return nil, apierrors.NewBadRequest("fakeapi: the patch removes or breaks metadata")
+	}
+	nu := &unstructured.Unstructured{Object: m}
+	if err := checkTypeInfo(r, nu); err != nil {
+		return nil, err
+	}
+	if nu.GetName() != name || nu.GetNamespace() != old.GetNamespace() {
+		return nil, apierrors.NewBadRequest("fakeapi: a patch cannot change metadata.name or metadata.namespace")
+	}
+	return s.updateLocked(r, old, nu, status, silent)
+}
+
+// patcher parses a patch and returns the function that applies it.
+func patcher(pt types.PatchType, data []byte) (func(doc any) (any, error), error) {
+	switch pt {
+	case types.MergePatchType, types.StrategicMergePatchType:
+		var p any
+		if err := utiljson.Unmarshal(data, &p); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+		}
+		if _, ok := p.(map[string]any); !ok {
+			return nil, apierrors.NewBadRequest("fakeapi: a merge patch must be a JSON object")
+		}
+		if pt == types.StrategicMergePatchType {
+			if err := stripStrategicDirectives(p); err != nil {
+				return nil, err
+			}
+		}
+		return func(doc any) (any, error) { return mergePatch(doc, p), nil }, nil
+	case types.JSONPatchType:
+		ops, err := parseJSONPatch(data)
+		if err != nil {
+			return nil, err
+		}
+		return func(doc any) (any, error) { return applyJSONPatch(doc, ops) }, nil
+	}
+	return nil, errUnsupportedMediaType(fmt.Sprintf("the server does not support patch type %q; use %s, %s or %s",
+		pt, types.MergePatchType, types.StrategicMergePatchType, types.JSONPatchType))
+}
+
+func errPatchInvalid(msg string) error {
+	return errStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "fakeapi: json patch: "+msg)
+}

@@ -1,0 +1,114 @@
+package fakeapi
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// ResourceInfo describes a resource the server serves: where it lives in the
+// API (GVR), the Kind of its objects, and its shape.
+//
+// client-go: none (the apiserver's discovery entry is metav1.APIResource).
+type ResourceInfo struct {
+	GVR schema.GroupVersionResource
+	// Kind is the object kind (ConfigMap). Required.
+	Kind string
+	// ListKind defaults to Kind + "List"; Singular to lower-case Kind.
+	ListKind, Singular string
+	// Namespaced resources live in a namespace; others are cluster-scoped.
+	Namespaced bool
+	// HasStatus gives the resource a /status subresource: the main endpoint
+	// then ignores status changes and /status changes only status.
+	HasStatus bool
+	// ShortNames are shown in discovery (kubectl get cm).
+	ShortNames []string
+}
+
+var builtinResources = []ResourceInfo{
+	{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}},
+	{GVR: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, Kind: "Namespace", HasStatus: true, ShortNames: []string{"ns"}},
+	{GVR: schema.GroupVersionResource{Version: "v1", Resource: "events"}, Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}},
+	{GVR: schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}, Kind: "Lease", Namespaced: true},
+}
+
+// resource is a registered resource and its objects.
+type resource struct {
+	info ResourceInfo
+	// items maps "namespace/name" (or "name") to the stored object.
+	// Guarded by Server.mu; the objects themselves are immutable.
+	items map[string]*unstructured.Unstructured
+}
+
+func (r *resource) gvk() schema.GroupVersionKind {
+	return r.info.GVR.GroupVersion().WithKind(r.info.Kind)
+}
+func (r *resource) listGVK() schema.GroupVersionKind {
+	return r.info.GVR.GroupVersion().WithKind(r.info.ListKind)
+}
+func (r *resource) gr() schema.GroupResource { return r.info.GVR.GroupResource() }
+func (r *resource) apiVersion() string       { return r.info.GVR.GroupVersion().String() }
+
+// key is the storage key of an object: "namespace/name", or "name" when
+// cluster-scoped, the same as indexer.MetaNamespaceKeyFunc.
+func (r *resource) key(ns, name string) string {
+	if r.info.Namespaced {
+		return ns + "/" + name
+	}
+	return name
+}
+
+// Register adds a resource. It fails if the GVR is already registered or the
+// info is incomplete. Resources may be registered at any time.
+func (s *Server) Register(info ResourceInfo) error {
+	if info.GVR.Resource == "" || info.GVR.Version == "" || info.Kind == "" {
+		return fmt.Errorf("fakeapi: register %v: resource, version and kind are required", info.GVR)
+	}
+	if strings.Contains(info.GVR.Resource, "/") {
+		return fmt.Errorf("fakeapi: register %v: resource name must not contain '/'", info.GVR)
+	}
+	if info.ListKind == "" {
+		info.ListKind = info.Kind + "List"
+	}
+	if info.Singular == "" {
+		info.Singular = strings.ToLower(info.Kind)
+	}
+	info.ShortNames = append([]string(nil), info.ShortNames...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.resources[info.GVR]; ok {
+		return fmt.Errorf("fakeapi: register %v: already registered", info.GVR)
+	}
+	s.resources[info.GVR] = &resource{info: info, items: make(map[string]*unstructured.Unstructured)}
+	return nil
+}
+
+// Resources returns the registered resources, in no particular order.
+func (s *Server) Resources() []ResourceInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]ResourceInfo, 0, len(s.resources))
+	for _, r := range s.resources {
+		out = append(out, r.info)
+	}
+	return out
+}
+
+func (s *Server) lookup(gvr schema.GroupVersionResource) (*resource, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.resources[gvr]
+	if !ok {
+		return nil, errNoResource(gvr.GroupResource())
+	}
+	return r, nil
+}
+
+// typed reports whether the in-process client should return typed objects
+// for r: the scheme must know both the Kind and the ListKind.
+func (s *Server) typed(r *resource) bool {
+	sc := s.opts.Scheme
+	return sc != nil && sc.Recognizes(r.gvk()) && sc.Recognizes(r.listGVK())
+}

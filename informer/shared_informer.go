@@ -269,8 +269,8 @@ type distributor struct {
 }
 
 func (d distributor) OnAdd(obj any, isInInitialList bool) {
-	n := d.p.distribute(notification{kind: addNotification, newObj: obj, isInInitialList: isInInitialList}, false)
-	d.trace.dispatched("add", obj, n, false)
+	d.traceDispatch("add", obj, false)
+	d.p.distribute(notification{kind: addNotification, newObj: obj, isInInitialList: isInInitialList}, false)
 }
 
 // OnUpdate marks an update whose resourceVersion did not change (a resync,
@@ -278,13 +278,20 @@ func (d distributor) OnAdd(obj any, isInInitialList bool) {
 // handlers currently flagged as due a resync.
 func (d distributor) OnUpdate(oldObj, newObj any) {
 	isSync := sameResourceVersion(oldObj, newObj)
-	n := d.p.distribute(notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}, isSync)
-	d.trace.dispatched("update", newObj, n, isSync)
+	d.traceDispatch("update", newObj, isSync)
+	d.p.distribute(notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}, isSync)
 }
 
 func (d distributor) OnDelete(obj any) {
-	n := d.p.distribute(notification{kind: deleteNotification, oldObj: obj}, false)
-	d.trace.dispatched("delete", obj, n, false)
+	d.traceDispatch("delete", obj, false)
+	d.p.distribute(notification{kind: deleteNotification, oldObj: obj}, false)
+}
+
+// traceDispatch traces step 6 before the handlers can run.
+func (d distributor) traceDispatch(kind string, obj any, isSync bool) {
+	if d.trace.on() {
+		d.trace.dispatched(kind, obj, d.p.receivers(isSync), isSync)
+	}
 }
 
 func (s *sharedIndexInformer) GetStore() indexer.Store     { return s.indexer }

@@ -87,15 +87,24 @@ func (p *sharedProcessor) startLocked(l *processorListener) {
 }
 
 // distribute hands n to every listener, or, if sync is set, only to the
-// listeners flagged as due a resync, and returns how many got it. It never
-// blocks on a handler.
-func (p *sharedProcessor) distribute(n notification, sync bool) int {
+// listeners flagged as due a resync. It never blocks on a handler.
+func (p *sharedProcessor) distribute(n notification, sync bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	count := 0
 	for l, syncing := range p.listeners {
 		if !sync || syncing {
 			l.add(n)
+		}
+	}
+}
+
+// receivers returns how many listeners a notification would reach now.
+func (p *sharedProcessor) receivers(sync bool) int {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	count := 0
+	for _, syncing := range p.listeners {
+		if !sync || syncing {
 			count++
 		}
 	}

@@ -56,10 +56,10 @@ func (t tracer) stored(op string, obj any) {
 	}
 }
 
-// dispatched: step 6, a notification went to the handlers' buffers.
+// dispatched: step 6, a notification goes to the handlers' buffers.
 func (t tracer) dispatched(kind string, obj any, handlers int, sync bool) {
 	if t.on() {
-		t.logger.Debug("informer: step 6 (dispatch event handler): handlers notified",
+		t.logger.Debug("informer: step 6 (dispatch event handler): notifying handlers",
 			"notification", kind, "key", keyOrUnknown(obj), "handlers", handlers, "resync", sync)
 	}
 }

@@ -241,7 +241,6 @@ func (c logCapture) all() []string {
 	return slices.Clone(*c.lines)
 }
 
-
 // spyLW wraps a ListerWatcher and records the status codes of the watch
 // ERROR events it passes on, and how many lists it served.
 type spyLW struct {

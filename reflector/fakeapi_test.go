@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -26,8 +27,9 @@ import (
 type countingLW struct {
 	inner reflector.ListerWatcher
 
-	mu    sync.Mutex // guards calls
-	calls []lwCall
+	mu    sync.Mutex    // guards calls and all
+	calls []lwCall      // since the last take
+	all   []lwCall      // every call
 	made  chan struct{} // signalled (without blocking) after every call
 }
 
@@ -43,6 +45,7 @@ func newCountingLW(inner reflector.ListerWatcher) *countingLW {
 func (c *countingLW) record(what string) {
 	c.mu.Lock()
 	c.calls = append(c.calls, lwCall{what, time.Now()})
+	c.all = append(c.all, lwCall{what, time.Now()})
 	c.mu.Unlock()
 	select {
 	case c.made <- struct{}{}:
@@ -71,6 +74,20 @@ func (c *countingLW) take() []lwCall {
 	out := c.calls
 	c.calls = nil
 	return out
+}
+
+// count returns how many calls of verb ("list", "watch", "watchlist") were
+// ever made.
+func (c *countingLW) count(verb string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, call := range c.all {
+		if strings.HasPrefix(call.what, verb+" ") {
+			n++
+		}
+	}
+	return n
 }
 
 // whats returns what each call was.
@@ -267,6 +284,7 @@ func TestFakeAPIThrottledWatchBacksOffWithoutRelist(t *testing.T) {
 		assert.Equal(t, 800*time.Millisecond, calls[1].at.Sub(calls[0].at))
 		assert.Equal(t, 1600*time.Millisecond, calls[2].at.Sub(calls[1].at))
 		assert.Equal(t, []string{"replace@1 [ns/a@1]", "add ns/b@2", "add ns/c@3"}, e.store.take())
+		assert.Equal(t, 1, e.lw.count("list"), "only the initial list")
 		assert.Empty(t, e.errs)
 	})
 }

@@ -21,14 +21,14 @@ import (
 //
 // client-go: none.
 type FaultCounts struct {
-	WatchesClosed       int // watches ended by CloseWatches
-	Compactions         int // Compact calls
-	SilentWrites        int // writes made through SilentResource (no watch event)
-	FailedRequests      int // requests failed by FailNext
-	WatchErrorsInjected int // watches that were sent an InjectWatchError event
-	Hangs               int // HangWatches(true) calls that started a hang
-	DelayedRequests     int // requests delayed by SetLatency
-	WatchesCutOff       int // watches ended because their buffer was full (not injected)
+	WatchesClosed       int `json:"watchesClosed"`       // watches ended by CloseWatches
+	Compactions         int `json:"compactions"`         // Compact calls
+	SilentWrites        int `json:"silentWrites"`        // writes made through SilentResource (no watch event)
+	FailedRequests      int `json:"failedRequests"`      // requests failed by FailNext
+	WatchErrorsInjected int `json:"watchErrorsInjected"` // watches that were sent an InjectWatchError event
+	Hangs               int `json:"hangs"`               // HangWatches(true) calls that started a hang
+	DelayedRequests     int `json:"delayedRequests"`     // requests delayed by SetLatency
+	WatchesCutOff       int `json:"watchesCutOff"`       // watches ended because their buffer was full (not injected)
 }
 
 // Faults returns the fault counters.

@@ -1,0 +1,221 @@
+package controller_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/workqueue"
+)
+
+// TestFirstReconcileWaitsForHandlerToSeeInitialList: the informer syncs at
+// once, but the source's handler takes a second per initial object. Start
+// waits for the handler registration too, so when the first Reconcile runs,
+// all three initial objects are already on the queue.
+// Diagram: steps 6, 7, 8. client-go: controller-runtime Kind.WaitForSync (registration HasSynced, kubernetes/kubernetes#113763).
+func TestFirstReconcileWaitsForHandlerToSeeInitialList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		for _, name := range []string{"a", "b", "c"} {
+			create(t, srv, newCM("ns", name))
+		}
+		inf := runInformer(t, srv)
+		var enqueued atomic.Int32
+		slow := controller.EventHandlerFuncs{CreateFunc: func(ctx context.Context, e controller.CreateEvent, q workqueue.RateLimitingInterface[controller.Request]) {
+			time.Sleep(time.Second)
+			controller.EnqueueRequestForObject{}.Create(ctx, e, q)
+			enqueued.Add(1)
+		}}
+		var seenAtFirst atomic.Int32
+		var once sync.Once
+		r := controller.ReconcilerFunc(func(context.Context, controller.Request) (controller.Result, error) {
+			once.Do(func() { seenAtFirst.Store(enqueued.Load()) })
+			return controller.Result{}, nil
+		})
+		c, err := controller.New("test", r, controller.Options{Logger: quiet})
+		require.NoError(t, err)
+		require.NoError(t, c.Watch(controller.Kind(inf, slow)))
+
+		began := time.Now()
+		start(t, c)
+		synctest.Wait()
+		require.True(t, inf.HasSynced())
+
+		assert.Zero(t, c.Counts().Success, "no Reconcile while the handler is behind")
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		assert.Equal(t, int32(3), seenAtFirst.Load(), "the first Reconcile found the whole initial list enqueued")
+		assert.Equal(t, int64(3), c.Counts().Success)
+		assert.Equal(t, 3*time.Second, time.Since(began))
+	})
+}
+
+// TestStartFailsWhenSourceDoesNotSyncInTime: the server refuses every list,
+// so the informer never syncs; Start gives up after exactly CacheSyncTimeout
+// with an error naming the source, and never calls Reconcile.
+// Diagram: step 1 (failing), 8. client-go: controller-runtime Controller.Start ("timed out waiting for cache to be synced").
+func TestStartFailsWhenSourceDoesNotSyncInTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		require.NoError(t, srv.FailNext("list", 1_000_000, 500))
+		inf := runInformer(t, srv)
+		rec := newRecorder()
+		c, err := controller.New("test", rec, controller.Options{Logger: quiet})
+		require.NoError(t, err)
+		require.NoError(t, c.Watch(controller.Channel(make(chan controller.GenericEvent), controller.EnqueueRequestForObject{})))
+		require.NoError(t, c.Watch(controller.Kind(inf, controller.EnqueueRequestForObject{})))
+
+		began := time.Now()
+		err = <-start(t, c)
+
+		require.Error(t, err)
+		assert.Equal(t, controller.DefaultCacheSyncTimeout, time.Since(began))
+		assert.Contains(t, err.Error(), `controller "test": waiting for source 2 (Kind) to sync`)
+		assert.Contains(t, err.Error(), "informer synced: false")
+		assert.Contains(t, err.Error(), "timed out after 2m0s")
+		assert.Empty(t, rec.times())
+	})
+}
+
+// TestSameRequestIsNeverReconciledConcurrently: four workers, four objects,
+// events arriving every millisecond while each Reconcile takes 10ms. Workers
+// do run in parallel, but never two on the same Request.
+// Diagram: step 8. client-go: workqueue "stingy" guarantee (queue.go processing set).
+func TestSameRequestIsNeverReconciledConcurrently(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		inFlight := map[controller.Request]int{}
+		maxPerKey, total, maxTotal := 0, 0, 0
+		r := controller.ReconcilerFunc(func(_ context.Context, rq controller.Request) (controller.Result, error) {
+			mu.Lock()
+			inFlight[rq]++
+			total++
+			maxPerKey, maxTotal = max(maxPerKey, inFlight[rq]), max(maxTotal, total)
+			mu.Unlock()
+			time.Sleep(10 * time.Millisecond)
+			mu.Lock()
+			inFlight[rq]--
+			total--
+			mu.Unlock()
+			return controller.Result{}, nil
+		})
+		c, ch := channelController(t, r, controller.Options{MaxConcurrentReconciles: 4})
+
+		names := []string{"a", "b", "c", "d"}
+		for i := range 400 {
+			ch <- controller.GenericEvent{Object: newCM("ns", names[i%len(names)])}
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+
+		assert.Equal(t, 1, maxPerKey, "one Request was reconciled twice at once")
+		assert.Equal(t, 4, maxTotal, "the four workers ran in parallel")
+		assert.Greater(t, c.Counts().Success, int64(4*30), "events during a Reconcile ran it again afterwards")
+	})
+}
+
+// TestStartTwiceIsAnError: a controller runs once.
+// Diagram: step 8. client-go: controller-runtime Controller.Start ("controller was started more than once").
+func TestStartTwiceIsAnError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, err := controller.New("test", newRecorder(), controller.Options{Logger: quiet})
+		require.NoError(t, err)
+		first := start(t, c)
+		synctest.Wait()
+
+		err = c.Start(t.Context())
+
+		require.EqualError(t, err, `controller "test": started more than once`)
+		assert.Empty(t, first, "the first Start is still running")
+	})
+}
+
+// TestWatchAfterStartStartsSourceAtOnce: a source watched while the
+// controller runs is started immediately; after the controller stops, Watch
+// fails.
+// Diagram: step 7. client-go: controller-runtime Controller.Watch.
+func TestWatchAfterStartStartsSourceAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := newRecorder()
+		c, err := controller.New("test", rec, controller.Options{Logger: quiet})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- c.Start(ctx) }()
+		synctest.Wait()
+
+		ch := make(chan controller.GenericEvent, 1)
+		require.NoError(t, c.Watch(controller.Channel(ch, controller.EnqueueRequestForObject{})))
+		ch <- controller.GenericEvent{Object: newCM("ns", "late")}
+		synctest.Wait()
+		assert.Equal(t, []string{"ns/late"}, rec.requests())
+
+		cancel()
+		require.NoError(t, <-done)
+		err = c.Watch(controller.Channel(ch, controller.EnqueueRequestForObject{}))
+		assert.ErrorContains(t, err, "after the controller stopped")
+	})
+}
+
+// TestNewRejectsBadOptions: bad input is an error, not a panic.
+// Diagram: none. client-go: controller-runtime controller.New validation.
+func TestNewRejectsBadOptions(t *testing.T) {
+	cases := []struct {
+		name string
+		r    controller.Reconciler
+		opts controller.Options
+		want string
+	}{
+		{"", newRecorder(), controller.Options{}, "name must not be empty"},
+		{"x", nil, controller.Options{}, "reconciler is nil"},
+		{"x", newRecorder(), controller.Options{MaxConcurrentReconciles: -1}, "MaxConcurrentReconciles is negative"},
+		{"x", newRecorder(), controller.Options{CacheSyncTimeout: -time.Second}, "CacheSyncTimeout is negative"},
+	}
+	for _, tc := range cases {
+		_, err := controller.New(tc.name, tc.r, tc.opts)
+		assert.ErrorContains(t, err, tc.want)
+		assert.True(t, strings.HasPrefix(err.Error(), "controller"), err.Error())
+	}
+}
+
+// TestStopLeavesQueuedRequestsAndWaitsForWorkers: when the context ends,
+// Start lets the Reconcile in progress finish, drops what is still queued,
+// and returns only after the worker has exited.
+// Diagram: step 8. client-go: controller-runtime Controller.Start (shutdown).
+func TestStopLeavesQueuedRequestsAndWaitsForWorkers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var finished atomic.Int32
+		r := controller.ReconcilerFunc(func(context.Context, controller.Request) (controller.Result, error) {
+			time.Sleep(time.Second) // ignores ctx on purpose: Start must still wait
+			finished.Add(1)
+			return controller.Result{}, nil
+		})
+		c, err := controller.New("test", r, controller.Options{Logger: quiet})
+		require.NoError(t, err)
+		ch := make(chan controller.GenericEvent, 3)
+		require.NoError(t, c.Watch(controller.Channel(ch, controller.EnqueueRequestForObject{})))
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- c.Start(ctx) }()
+		for _, name := range []string{"a", "b", "c"} {
+			ch <- controller.GenericEvent{Object: newCM("ns", name)}
+		}
+		time.Sleep(500 * time.Millisecond)
+
+		began := time.Now()
+		cancel()
+		require.NoError(t, <-done)
+
+		assert.Equal(t, 500*time.Millisecond, time.Since(began), "waited for the Reconcile in progress")
+		assert.Equal(t, int32(1), finished.Load(), "b and c were dropped")
+	})
+}

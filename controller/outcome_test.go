@@ -1,0 +1,195 @@
+package controller_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/controller"
+)
+
+// channelController starts a controller fed by a Channel source with
+// EnqueueRequestForObject, and returns it with the channel to trigger it.
+func channelController(t *testing.T, r controller.Reconciler, opts controller.Options) (*controller.Controller, chan<- controller.GenericEvent) {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
+	c, err := controller.New("test", r, opts)
+	require.NoError(t, err)
+	ch := make(chan controller.GenericEvent)
+	require.NoError(t, c.Watch(controller.Channel(ch, controller.EnqueueRequestForObject{})))
+	start(t, c)
+	return c, ch
+}
+
+// trigger sends a generic event for ns/a and waits until everything it
+// caused, up to now, has happened.
+func trigger(ch chan<- controller.GenericEvent) {
+	ch <- controller.GenericEvent{Object: newCM("ns", "a")}
+	synctest.Wait()
+}
+
+var errBoom = errors.New("boom")
+
+// TestErrorRequeuesWithExponentialBackoff: each error puts the Request back
+// with AddRateLimited, so the retries come 5ms, 10ms, 20ms apart
+// (DefaultControllerRateLimiter); the success that ends the series calls
+// Forget, so the Request's failure count is back to zero.
+// Diagram: step 8. client-go: controller-runtime reconcileHandler (err != nil).
+func TestErrorRequeuesWithExponentialBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := newRecorder(outcome{err: errBoom}, outcome{err: errBoom}, outcome{err: errBoom})
+		c, ch := channelController(t, rec, controller.Options{})
+
+		trigger(ch)
+		time.Sleep(time.Hour)
+		synctest.Wait()
+
+		ms := time.Millisecond
+		assert.Equal(t, []time.Duration{0, 5 * ms, 15 * ms, 35 * ms}, rec.times())
+		assert.Equal(t, controller.ReconcileCounts{Errors: 3, Success: 1}, c.Counts())
+		assert.Zero(t, c.Queue().NumRequeues(req("ns", "a")), "success called Forget")
+	})
+}
+
+// TestErrorWinsOverRequeueAfter: a Reconcile that returns an error and a
+// RequeueAfter is retried with the error's backoff (5ms), not after the
+// hour it asked for, and the controller logs that the Result was ignored.
+// Diagram: step 8. client-go: controller-runtime reconcileHandler ("Warning: Reconciler returned both a non-zero result and a non-nil error").
+func TestErrorWinsOverRequeueAfter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs logBuffer
+		rec := newRecorder(outcome{result: controller.Result{RequeueAfter: time.Hour}, err: errBoom})
+		_, ch := channelController(t, rec, controller.Options{Logger: logs.logger()})
+
+		trigger(ch)
+		time.Sleep(3 * time.Hour)
+		synctest.Wait()
+
+		assert.Equal(t, []time.Duration{0, 5 * time.Millisecond}, rec.times())
+		assert.Contains(t, logs.String(), "the Result is ignored")
+	})
+}
+
+// TestTerminalErrorIsNotRequeued: a TerminalError, even wrapped, is logged
+// and counted but never retried, and leaves no failure count behind; the
+// next event for the object reconciles it again.
+// Diagram: step 8. client-go: controller-runtime reconcile.TerminalError.
+func TestTerminalErrorIsNotRequeued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs logBuffer
+		wrapped := fmt.Errorf("validating spec: %w", controller.TerminalError(errBoom))
+		rec := newRecorder(outcome{err: errBoom}, outcome{err: wrapped})
+		c, ch := channelController(t, rec, controller.Options{Logger: logs.logger()})
+
+		trigger(ch)
+		time.Sleep(time.Hour)
+		synctest.Wait()
+
+		assert.Equal(t, []time.Duration{0, 5 * time.Millisecond}, rec.times(), "no retry after the terminal error")
+		assert.Equal(t, controller.ReconcileCounts{Errors: 1, TerminalErrors: 1}, c.Counts())
+		assert.Zero(t, c.Queue().NumRequeues(req("ns", "a")))
+		assert.Contains(t, logs.String(), "terminal error: boom")
+
+		trigger(ch)
+
+		assert.Len(t, rec.times(), 3, "a new event brings it back")
+	})
+}
+
+// TestRequeueAfterResetsBackoffThenWaits: after two errors, a RequeueAfter of
+// one minute calls Forget and then AddAfter: the next call comes exactly a
+// minute later, and the error after it waits the base 5ms again, not the
+// 20ms the third failure in a row would have cost.
+// Diagram: step 8. client-go: controller-runtime reconcileHandler (RequeueAfter > 0: Forget, AddAfter).
+func TestRequeueAfterResetsBackoffThenWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := newRecorder(
+			outcome{err: errBoom},
+			outcome{err: errBoom},
+			outcome{result: controller.Result{RequeueAfter: time.Minute}},
+			outcome{err: errBoom},
+		)
+		c, ch := channelController(t, rec, controller.Options{})
+
+		trigger(ch)
+		time.Sleep(time.Hour)
+		synctest.Wait()
+
+		ms := time.Millisecond
+		assert.Equal(t, []time.Duration{0, 5 * ms, 15 * ms, time.Minute + 15*ms, time.Minute + 20*ms}, rec.times())
+		assert.Equal(t, controller.ReconcileCounts{Errors: 3, RequeueAfter: 1, Success: 1}, c.Counts())
+	})
+}
+
+// TestSuccessForgetsFailures: a success calls Forget, so a failure on a
+// later event starts from the base delay again (5ms), and a success with no
+// error and a zero Result is not requeued.
+// Diagram: step 8. client-go: controller-runtime reconcileHandler (success: Forget).
+func TestSuccessForgetsFailures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := newRecorder(outcome{err: errBoom}, outcome{err: errBoom}, outcome{}, outcome{err: errBoom})
+		c, ch := channelController(t, rec, controller.Options{})
+
+		trigger(ch)
+		time.Sleep(time.Hour)
+		trigger(ch)
+		time.Sleep(time.Hour)
+		synctest.Wait()
+
+		ms := time.Millisecond
+		assert.Equal(t, []time.Duration{0, 5 * ms, 15 * ms, time.Hour, time.Hour + 5*ms}, rec.times())
+		assert.Equal(t, controller.ReconcileCounts{Errors: 3, Success: 2}, c.Counts())
+	})
+}
+
+// TestPanicInReconcileBecomesRetriedError: with RecoverPanic left at its
+// default, a panicking Reconcile is an error (retried after 5ms), counted as
+// a panic, and the worker survives.
+// Diagram: step 8. client-go: controller-runtime Controller.Reconcile (RecoverPanic).
+func TestPanicInReconcileBecomesRetriedError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs logBuffer
+		rec := newRecorder(outcome{panic: "nil map"})
+		c, ch := channelController(t, rec, controller.Options{Logger: logs.logger()})
+
+		trigger(ch)
+		time.Sleep(time.Hour)
+		synctest.Wait()
+
+		assert.Equal(t, []time.Duration{0, 5 * time.Millisecond}, rec.times())
+		assert.Equal(t, controller.ReconcileCounts{Errors: 1, Panics: 1, Success: 1}, c.Counts())
+		assert.Contains(t, logs.String(), "Reconcile panicked")
+		assert.Contains(t, logs.String(), "panic in Reconcile(ns/a): nil map [recovered]")
+	})
+}
+
+// TestPanicRecoveryCanBeTurnedOff: RecoverPanic false lets the panic through.
+// Diagram: step 8. client-go: controller-runtime Options.RecoverPanic.
+func TestPanicRecoveryCanBeTurnedOff(t *testing.T) {
+	off := false
+	c, err := controller.New("test", newRecorder(outcome{panic: "nil map"}), controller.Options{RecoverPanic: &off, Logger: quiet})
+	require.NoError(t, err)
+
+	assert.PanicsWithValue(t, "nil map", func() { _, _ = c.ReconcileOnce(t.Context(), req("ns", "a")) })
+}
+
+// TestTerminalErrorIsDetectedThroughWrapping: errors.Is(err,
+// TerminalError(nil)) finds a terminal error anywhere in a chain, and the
+// wrapped cause stays reachable.
+// Diagram: step 8. client-go: controller-runtime reconcile.TerminalError.
+func TestTerminalErrorIsDetectedThroughWrapping(t *testing.T) {
+	wrapped := fmt.Errorf("syncing ns/a: %w", controller.TerminalError(errBoom))
+
+	assert.ErrorIs(t, wrapped, controller.TerminalError(nil))
+	assert.ErrorIs(t, wrapped, errBoom)
+	assert.NotErrorIs(t, errBoom, controller.TerminalError(nil))
+	assert.Equal(t, "syncing ns/a: terminal error: boom", wrapped.Error())
+	assert.Equal(t, "terminal error", controller.TerminalError(nil).Error())
+}

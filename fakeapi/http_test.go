@@ -1,10 +1,14 @@
 package fakeapi_test
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -318,4 +322,41 @@ func TestHTTPPaginationTokensRoundTrip(t *testing.T) {
 	assert.Equal(t, float64(3), md["remainingItemCount"])
 	assert.Len(t, asMap(t, data2)["items"], 2)
 	requireStatus(t, resp3, data3, http.StatusGone, metav1.StatusReasonExpired)
+}
+
+// TestHTTPRequestsAreLogged checks the request log: one slog line per
+// request with method, URI and status.
+// Diagram: API. client-go: none (server-side request logging).
+func TestHTTPRequestsAreLogged(t *testing.T) {
+	var logs syncBuffer
+	s := newServer(t, fakeapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	ts := httpServer(t, s)
+
+	do(t, ts, "GET", cmPath+"/missing", "")
+
+	// The line is written after the response, so wait for it (with a deadline).
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "status=404") }, wait, time.Millisecond)
+	line := logs.String()
+	assert.Contains(t, line, "msg=\"fakeapi request\"")
+	assert.Contains(t, line, "method=GET")
+	assert.Contains(t, line, "uri="+cmPath+"/missing")
+	assert.Contains(t, line, "status=404")
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -32,11 +32,12 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, build fu
 	writeJSON(w, http.StatusOK, doc)
 }
 
-// serverVersion is what /version reports: the Kubernetes minor whose API
-// behaviour (streaming lists, no list blueprint requirement) this server follows.
+// serverVersion is what /version reports: 1.33, the last minor that sends the
+// list blueprint on the initial-events-end bookmark (as this server does),
+// and within kubectl 1.32's supported skew.
 func serverVersion() version.Info {
 	return version.Info{
-		Major: "1", Minor: "34", GitVersion: "v1.34.0", GitCommit: "fakeapi", GitTreeState: "clean",
+		Major: "1", Minor: "33", GitVersion: "v1.33.0", GitCommit: "fakeapi", GitTreeState: "clean",
 		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
 	}
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/informerlab/informerlab/workqueue"
 )
@@ -14,3 +15,9 @@ func (c *Controller) Queue() workqueue.RateLimitingInterface[Request] { return c
 func (c *Controller) ReconcileOnce(ctx context.Context, req Request) (Result, error) {
 	return c.reconcile(ctx, req)
 }
+
+// HealthHandler exposes the probe handler to tests without a socket.
+func (m *Manager) HealthHandler() http.Handler { return m.healthHandler() }
+
+// WithLogger gives tests that start sources by hand a quiet logger.
+var WithLogger = withLogger

@@ -216,7 +216,7 @@ func TestChannelSourceDeliversGenericEvents(t *testing.T) {
 		src := controller.Channel(ch, spy, notSkipped)
 		q := newQueue()
 		defer q.ShutDown()
-		require.NoError(t, src.Start(context.Background(), q))
+		require.NoError(t, src.Start(controller.WithLogger(context.Background(), quiet), q))
 
 		ch <- controller.GenericEvent{Object: newCM("ns", "a")}
 		ch <- controller.GenericEvent{}

@@ -1,0 +1,217 @@
+package controller_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/client"
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/fakeapi"
+)
+
+var leaseGVR = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+
+// Both resource handles are LeaseClients as they stand.
+var (
+	_ controller.LeaseClient = (*fakeapi.ResourceClient)(nil)
+	_ controller.LeaseClient = (*client.ResourceClient)(nil)
+)
+
+// candidate is a Manager competing for the "demo" lease, with one
+// controller over ConfigMaps that records what it reconciles.
+type candidate struct {
+	m   *controller.Manager
+	rec *recorder
+}
+
+func newCandidate(t *testing.T, srv *fakeapi.Server, identity string, leases controller.LeaseClient) candidate {
+	t.Helper()
+	m := newManager(t, srv, controller.ManagerOptions{
+		LeaderElection: &controller.LeaderElectionOptions{Client: leases, Name: "demo", Identity: identity},
+	})
+	rec := newRecorder()
+	require.NoError(t, controller.NewBuilder(m).For(cmGVR, exampleCM()).WithOptions(controller.Options{Logger: quiet}).Complete(rec))
+	return candidate{m: m, rec: rec}
+}
+
+// isElected reports whether m has started its leader runnables.
+func isElected(m *controller.Manager) bool {
+	select {
+	case <-m.Elected():
+		return true
+	default:
+		return false
+	}
+}
+
+// leaseSpec reads the lease's holder and transitions.
+func leaseSpec(t *testing.T, srv *fakeapi.Server) (holder string, transitions int64) {
+	t.Helper()
+	obj, err := srv.Resource(leaseGVR).Namespace("kube-system").Get(context.Background(), "demo", metav1.GetOptions{})
+	require.NoError(t, err)
+	u := obj.(*unstructured.Unstructured)
+	holder, _, _ = unstructured.NestedString(u.Object, "spec", "holderIdentity")
+	transitions, _, _ = unstructured.NestedInt64(u.Object, "spec", "leaseTransitions")
+	return holder, transitions
+}
+
+// TestOnlyLeaderReconcilesAndSuccessorTakesOverAfterStop: two Managers share
+// a Lease. Only the first, which created the lease, runs its controller and
+// reconciles the ConfigMap. When it stops it releases the lease after its
+// controller stopped, and the second takes over at its next attempt — well
+// within the lease duration — and reconciles the ConfigMap from its initial
+// list.
+// Diagram: steps 7-9 (who runs them). client-go: tools/leaderelection LeaderElector (ReleaseOnCancel), controller-runtime leader election runnables.
+func TestOnlyLeaderReconcilesAndSuccessorTakesOverAfterStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		leases := srv.Resource(leaseGVR).Namespace("kube-system")
+		a := newCandidate(t, srv, "a", leases)
+		b := newCandidate(t, srv, "b", leases)
+		stopA := runManager(t, a.m)
+		synctest.Wait()
+		require.True(t, isElected(a.m))
+		time.Sleep(time.Second)
+		runManager(t, b.m)
+		create(t, srv, newCM("ns", "x"))
+		time.Sleep(time.Minute) // many renewals and attempts
+		synctest.Wait()
+
+		assert.Equal(t, []string{"ns/x"}, a.rec.requests())
+		assert.Empty(t, b.rec.requests(), "the follower reconciles nothing")
+		assert.False(t, isElected(b.m))
+		holder, _ := leaseSpec(t, srv)
+		assert.Equal(t, "a", holder)
+
+		stoppedAt := time.Now()
+		require.NoError(t, stopA())
+		<-b.m.Elected()
+		tookOver := time.Since(stoppedAt)
+		synctest.Wait()
+
+		assert.LessOrEqual(t, tookOver, controller.DefaultRetryPeriod, "released: no need to wait for expiry")
+		assert.Less(t, tookOver, controller.DefaultLeaseDuration)
+		assert.Equal(t, []string{"ns/x"}, b.rec.requests())
+		holder, transitions := leaseSpec(t, srv)
+		assert.Equal(t, "b", holder)
+		assert.Equal(t, int64(1), transitions, "created by a (0), taken by b (1)")
+	})
+}
+
+// partitioned is a LeaseClient whose writes fail once cut is set, like a
+// leader cut off from the API server.
+type partitioned struct {
+	controller.LeaseClient
+	cut atomic.Bool
+}
+
+func (p *partitioned) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	if p.cut.Load() {
+		return nil, errors.New("connection refused")
+	}
+	return p.LeaseClient.Update(ctx, obj, opts)
+}
+
+// TestLeaderThatCannotRenewStopsBeforeSuccessorStarts: the leader acquires
+// at 0s and renews every 2s; at 3s its writes start failing. Its renewal
+// round starting at 4s keeps failing until the 10s renew deadline: at 14s it
+// stops its controller and Start returns "leader election lost". The other
+// candidate last saw the lease change at 3s (its first attempt after the 2s
+// renewal), so by its own clock the lease expires at 3s+15s, and it takes
+// over at its next attempt, 19s: after the old leader stopped, never
+// before.
+// Diagram: steps 7-9 (who runs them). client-go: tools/leaderelection LeaderElector.renew, tryAcquireOrRenew (observedTime).
+func TestLeaderThatCannotRenewStopsBeforeSuccessorStarts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		leases := srv.Resource(leaseGVR).Namespace("kube-system")
+		aLeases := &partitioned{LeaseClient: leases}
+		a := newCandidate(t, srv, "a", aLeases)
+		b := newCandidate(t, srv, "b", leases)
+		began := time.Now()
+		aResult := make(chan error, 1)
+		go func() { aResult <- a.m.Start(context.Background()) }()
+		synctest.Wait()
+		time.Sleep(time.Second)
+		runManager(t, b.m)
+		time.Sleep(2 * time.Second)
+		aLeases.cut.Store(true) // at 3s
+
+		err := <-aResult
+		lostAt := time.Since(began)
+		<-b.m.Elected()
+		electedAt := time.Since(began)
+
+		assert.EqualError(t, err, "leader election lost")
+		assert.Equal(t, 14*time.Second, lostAt)
+		assert.Equal(t, 19*time.Second, electedAt)
+		holder, transitions := leaseSpec(t, srv)
+		assert.Equal(t, "b", holder)
+		assert.Equal(t, int64(1), transitions)
+	})
+}
+
+// TestLeaderElectionOptionsAreValidated: durations must nest (lease >
+// renew deadline > retry), and the lease needs a client and a name.
+// Diagram: none. client-go: tools/leaderelection.NewLeaderElector validation.
+func TestLeaderElectionOptionsAreValidated(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{})
+	defer srv.Close()
+	leases := srv.Resource(leaseGVR).Namespace("kube-system")
+	cases := []struct {
+		le   controller.LeaderElectionOptions
+		want string
+	}{
+		{controller.LeaderElectionOptions{Name: "x"}, "Client is nil"},
+		{controller.LeaderElectionOptions{Client: leases}, "Name (the Lease's name) is empty"},
+		{controller.LeaderElectionOptions{Client: leases, Name: "x", LeaseDuration: 10 * time.Second}, "must be greater than RenewDeadline"},
+		{controller.LeaderElectionOptions{Client: leases, Name: "x", RetryPeriod: 10 * time.Second}, "must be greater than RetryPeriod"},
+		{controller.LeaderElectionOptions{Client: leases, Name: "x", LeaseDuration: 1500 * time.Millisecond}, "not a whole number of seconds"},
+	}
+	for _, tc := range cases {
+		_, err := controller.NewManager(controller.ManagerOptions{NewListerWatcher: listerWatchers(srv), LeaderElection: &tc.le})
+		assert.ErrorContains(t, err, tc.want)
+	}
+}
+
+// TestFollowerRunsOnlyRunnablesThatNeedNoLeadership: while another
+// candidate holds the lease, a Manager runs its cache and its runnables
+// that need no leadership, but not its controller.
+// Diagram: none (lifecycle). client-go: controller-runtime LeaderElectionRunnable.
+func TestFollowerRunsOnlyRunnablesThatNeedNoLeadership(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		create(t, srv, newCM("ns", "x"))
+		leases := srv.Resource(leaseGVR).Namespace("kube-system")
+		leader := newCandidate(t, srv, "leader", leases)
+		runManager(t, leader.m)
+		synctest.Wait()
+		follower := newCandidate(t, srv, "follower", leases)
+		var others atomic.Int32
+		require.NoError(t, follower.m.Add(noLeader{func(ctx context.Context) error {
+			others.Add(1)
+			<-ctx.Done()
+			return nil
+		}}))
+
+		runManager(t, follower.m)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+
+		assert.Equal(t, int32(1), others.Load())
+		assert.False(t, isElected(follower.m))
+		assert.Empty(t, follower.rec.requests())
+		assert.Equal(t, []string{"ns/x"}, leader.rec.requests())
+	})
+}

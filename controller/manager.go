@@ -1,0 +1,228 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/informer"
+)
+
+// Defaults for the zero values of ManagerOptions.
+const (
+	DefaultGracefulShutdownTimeout = 30 * time.Second
+)
+
+// ManagerOptions configure a [Manager]. NewListerWatcher is required; the
+// zero value of everything else is a working configuration.
+type ManagerOptions struct {
+	// NewListerWatcher returns the ListerWatcher of a resource, for the
+	// informers of the Manager's cache. With fakeapi or client:
+	//
+	//	func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher {
+	//		return server.Resource(gvr).Namespace(ns)
+	//	}
+	NewListerWatcher informer.ListerWatcherFunc
+
+	// Namespace limits the cache to one namespace; "" watches all.
+	Namespace string
+
+	// SyncPeriod is the resync period of the cache's informers: every
+	// SyncPeriod each handler is told about every cached object again, as
+	// an update with identical objects. 0 means never (controller-runtime
+	// defaults to 10 hours).
+	SyncPeriod time.Duration
+
+	// Scheme maps typed Go objects to their kinds, so that the [Builder]
+	// can tell what kind For's object is (for owner references) when the
+	// object carries no apiVersion and kind. Unstructured objects do not
+	// need it.
+	Scheme *runtime.Scheme
+
+	// CacheSyncTimeout bounds how long Start waits for the cache's informers
+	// to sync. 0 means DefaultCacheSyncTimeout.
+	CacheSyncTimeout time.Duration
+
+	// GracefulShutdownTimeout bounds how long Start waits, once stopping,
+	// for runnables and caches to stop. 0 means
+	// DefaultGracefulShutdownTimeout; negative means wait for ever.
+	GracefulShutdownTimeout time.Duration
+
+	// LeaderElection, when set, makes the Manager run its leader-election
+	// runnables (controllers) only while it holds the lease. nil means no
+	// leader election: they run at once.
+	LeaderElection *LeaderElectionOptions
+
+	// HealthProbeBindAddress, when set, serves /healthz and /readyz on this
+	// loopback address ("127.0.0.1:8081"; port 0 picks a free port, see
+	// HealthProbeAddr). Non-loopback addresses are refused.
+	HealthProbeBindAddress string
+
+	// Logger receives the Manager's logs. nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Manager runs a set of controllers and the informers they share, in
+// order:
+//
+//  1. it serves /healthz and /readyz if asked to;
+//  2. it starts the cache (one shared informer per resource) and waits for
+//     it to sync;
+//  3. it starts the runnables that do not need leadership;
+//  4. it campaigns for the lease, if leader election is on, and once
+//     leading (at once if it is off) starts the runnables that need it —
+//     controllers, by default.
+//
+// It stops in the reverse order: leader runnables, then (releasing the lease)
+// the other runnables, then the cache, then the health server.
+//
+// A Manager is safe for concurrent use. It starts once.
+//
+// client-go: controller-runtime pkg/manager.Manager.
+type Manager struct {
+	factory                 *informer.SharedInformerFactory
+	scheme                  *runtime.Scheme
+	cacheSyncTimeout        time.Duration
+	gracefulShutdownTimeout time.Duration
+	elector                 *leaderElector
+	healthAddr              string
+	logger                  *slog.Logger
+
+	// errs receives the first error of any runnable.
+	errs    chan error
+	others  *runnableGroup
+	leaders *runnableGroup
+	// elected is closed when the leader runnables start.
+	elected chan struct{}
+	// synced is set once the cache has synced (for /readyz); stopping
+	// once shutdown begins.
+	synced, stopping atomic.Bool
+
+	mu sync.Mutex // guards the fields below
+	// started is set by the first Start; cacheCtx is the context of the
+	// cache's informers, to start those requested later.
+	started  bool
+	cacheCtx context.Context
+	// names holds the names of the controllers added, which must be unique.
+	names map[string]bool
+	// probeAddr is the health server's address once it listens.
+	probeAddr net.Addr
+}
+
+// NewManager returns a Manager. It starts nothing.
+//
+// client-go: controller-runtime pkg/manager.New.
+func NewManager(opts ManagerOptions) (*Manager, error) {
+	switch {
+	case opts.NewListerWatcher == nil:
+		return nil, errors.New("controller: manager: NewListerWatcher is nil")
+	case opts.CacheSyncTimeout < 0:
+		return nil, fmt.Errorf("controller: manager: CacheSyncTimeout is negative (%s)", opts.CacheSyncTimeout)
+	case opts.SyncPeriod < 0:
+		return nil, fmt.Errorf("controller: manager: SyncPeriod is negative (%s)", opts.SyncPeriod)
+	}
+	if opts.HealthProbeBindAddress != "" {
+		if err := checkLoopback(opts.HealthProbeBindAddress); err != nil {
+			return nil, err
+		}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	errs := make(chan error, 1)
+	m := &Manager{
+		scheme:                  opts.Scheme,
+		cacheSyncTimeout:        cmpOr(opts.CacheSyncTimeout, DefaultCacheSyncTimeout),
+		gracefulShutdownTimeout: cmpOr(opts.GracefulShutdownTimeout, DefaultGracefulShutdownTimeout),
+		healthAddr:              opts.HealthProbeBindAddress,
+		logger:                  logger.With("component", "manager"),
+		errs:                    errs,
+		others:                  newRunnableGroup(errs),
+		leaders:                 newRunnableGroup(errs),
+		elected:                 make(chan struct{}),
+		names:                   map[string]bool{},
+	}
+	factoryOpts := []informer.FactoryOption{informer.WithInformerOptions(informer.WithLogger(logger))}
+	if opts.Namespace != "" {
+		factoryOpts = append(factoryOpts, informer.WithNamespace(opts.Namespace))
+	}
+	m.factory = informer.NewSharedInformerFactory(opts.NewListerWatcher, opts.SyncPeriod, factoryOpts...)
+	if opts.LeaderElection != nil {
+		le, err := newLeaderElector(*opts.LeaderElection, logger)
+		if err != nil {
+			return nil, err
+		}
+		m.elector = le
+	}
+	return m, nil
+}
+
+// Add has the Manager run r: at Start, or at once if the Manager has
+// started (a leader runnable: once leading). A runnable runs only while
+// leading unless it implements [LeaderElectionRunnable] and says otherwise.
+// A [Controller] must have a name no other added Controller has.
+// Adding to a Manager that is stopping is an error.
+func (m *Manager) Add(r Runnable) error {
+	if r == nil {
+		return errors.New("controller: manager: Add: runnable is nil")
+	}
+	if c, ok := r.(*Controller); ok {
+		m.mu.Lock()
+		dup := m.names[c.Name()]
+		m.names[c.Name()] = true
+		m.mu.Unlock()
+		if dup {
+			return fmt.Errorf("controller: manager: a controller named %q was already added", c.Name())
+		}
+	}
+	group := m.others
+	if needsLeader(r) {
+		group = m.leaders
+	}
+	if !group.add(r) {
+		return errors.New("controller: manager: Add after the manager stopped")
+	}
+	return nil
+}
+
+// GetInformer returns the cache's shared informer for gvr, creating it on
+// first use; exampleObject is the type its objects have (see
+// informer.NewSharedIndexInformer). An informer requested after Start is
+// started at once.
+func (m *Manager) GetInformer(gvr schema.GroupVersionResource, exampleObject runtime.Object) (informer.SharedIndexInformer, error) {
+	gi, err := m.factory.ForResource(gvr, exampleObject)
+	if err != nil {
+		return nil, fmt.Errorf("controller: manager: %w", err)
+	}
+	m.mu.Lock()
+	cacheCtx := m.cacheCtx
+	m.mu.Unlock()
+	if cacheCtx != nil {
+		m.factory.Start(cacheCtx)
+	}
+	return gi.Informer(), nil
+}
+
+// Scheme returns the scheme the Manager was given (nil if none).
+func (m *Manager) Scheme() *runtime.Scheme { return m.scheme }
+
+// Elected returns a channel closed when the leader runnables start: once
+// leading, or at Start's step 4 without leader election.
+func (m *Manager) Elected() <-chan struct{} { return m.elected }
+
+// HealthProbeAddr returns the address the health server listens on, or nil
+// before it does (or without one). It is set before Elected is closed.
+func (m *Manager) HealthProbeAddr() net.Addr {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.probeAddr
+}

@@ -1,0 +1,224 @@
+package controller_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/reflector"
+)
+
+// listerWatchers returns the ManagerOptions.NewListerWatcher of a server.
+func listerWatchers(s *fakeapi.Server) func(schema.GroupVersionResource, string) reflector.ListerWatcher {
+	return func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher {
+		return s.Resource(gvr).Namespace(ns)
+	}
+}
+
+func newManager(t *testing.T, s *fakeapi.Server, opts controller.ManagerOptions) *controller.Manager {
+	t.Helper()
+	opts.NewListerWatcher = listerWatchers(s)
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
+	m, err := controller.NewManager(opts)
+	require.NoError(t, err)
+	return m
+}
+
+// runManager runs m.Start until stop is called or the test ends; stop
+// cancels and returns Start's result.
+func runManager(t *testing.T, m *controller.Manager) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	result := make(chan error, 1)
+	go func() { result <- m.Start(ctx) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			err = <-result
+		})
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop
+}
+
+// journal is a concurrency-safe list of lines.
+type journal struct {
+	mu    sync.Mutex // guards lines
+	lines []string
+}
+
+func (j *journal) add(format string, args ...any) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.lines = append(j.lines, fmt.Sprintf(format, args...))
+}
+
+func (j *journal) all() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([]string(nil), j.lines...)
+}
+
+// noLeader is a runnable that runs without leadership.
+type noLeader struct{ controller.RunnableFunc }
+
+func (noLeader) NeedLeaderElection() bool { return false }
+
+// TestManagerStartsInOrderAndStopsInReverse: the cache has synced before
+// any runnable starts; on shutdown the controller stops first, then the other runnable, and the
+// cache's informer is still running for both and stopped at the end.
+// Diagram: all steps (lifecycle). client-go: controller-runtime manager runnables groups, engageStopProcedure.
+func TestManagerStartsInOrderAndStopsInReverse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		create(t, srv, newCM("ns", "a"))
+		m := newManager(t, srv, controller.ManagerOptions{})
+		inf, err := m.GetInformer(cmGVR, exampleCM())
+		require.NoError(t, err)
+		var j journal
+		runnable := func(name string) controller.RunnableFunc {
+			return func(ctx context.Context) error {
+				j.add("start %s (cache synced: %t)", name, inf.HasSynced())
+				<-ctx.Done()
+				time.Sleep(time.Second) // stopping takes a while
+				j.add("stop %s (cache running: %t)", name, !inf.IsStopped())
+				return nil
+			}
+		}
+		require.NoError(t, m.Add(runnable("controller")))
+		require.NoError(t, m.Add(noLeader{runnable("other")}))
+
+		stop := runManager(t, m)
+		synctest.Wait()
+		<-m.Elected()
+		require.NoError(t, stop())
+
+		lines := j.all()
+		require.Len(t, lines, 4)
+		assert.ElementsMatch(t, []string{
+			"start other (cache synced: true)",
+			"start controller (cache synced: true)",
+		}, lines[:2], "both start after the cache synced")
+		assert.Equal(t, []string{
+			"stop controller (cache running: true)",
+			"stop other (cache running: true)",
+		}, lines[2:], "controllers stop first, the cache last")
+		assert.True(t, inf.IsStopped(), "the cache stopped last")
+	})
+}
+
+// TestManagerShutdownIsBoundedByTimeout: a runnable that ignores its
+// context holds shutdown up for exactly GracefulShutdownTimeout, then Start
+// returns an error saying what is still running.
+// Diagram: none (lifecycle). client-go: controller-runtime Options.GracefulShutdownTimeout.
+func TestManagerShutdownIsBoundedByTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		m := newManager(t, srv, controller.ManagerOptions{})
+		release := make(chan struct{})
+		defer close(release)
+		require.NoError(t, m.Add(controller.RunnableFunc(func(context.Context) error {
+			<-release // ignores ctx
+			return nil
+		})))
+		stop := runManager(t, m)
+		synctest.Wait()
+
+		began := time.Now()
+		err := stop()
+
+		assert.Equal(t, controller.DefaultGracefulShutdownTimeout, time.Since(began))
+		assert.ErrorContains(t, err, "graceful shutdown timed out after 30s: leader election runnables (controllers) still running")
+	})
+}
+
+// TestManagerStopsWhenRunnableFails: the first runnable error stops every
+// runnable and is Start's result.
+// Diagram: none (lifecycle). client-go: controller-runtime manager (runnable errors end Start).
+func TestManagerStopsWhenRunnableFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		m := newManager(t, srv, controller.ManagerOptions{})
+		var j journal
+		require.NoError(t, m.Add(noLeader{func(ctx context.Context) error {
+			<-ctx.Done()
+			j.add("other stopped")
+			return nil
+		}}))
+		boom := errors.New("boom")
+		require.NoError(t, m.Add(controller.RunnableFunc(func(context.Context) error {
+			time.Sleep(time.Minute)
+			return boom
+		})))
+
+		err := m.Start(context.Background())
+
+		assert.ErrorIs(t, err, boom)
+		assert.Equal(t, []string{"other stopped"}, j.all())
+	})
+}
+
+// TestManagerCacheSyncTimeoutNamesResource: a cache that cannot list ends
+// Start after exactly CacheSyncTimeout, naming the resource, and no
+// runnable starts.
+// Diagram: step 1 (failing). client-go: controller-runtime cache WaitForCacheSync.
+func TestManagerCacheSyncTimeoutNamesResource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		require.NoError(t, srv.FailNext("list", 1_000_000, 503))
+		m := newManager(t, srv, controller.ManagerOptions{})
+		_, err := m.GetInformer(cmGVR, exampleCM())
+		require.NoError(t, err)
+		ran := false
+		require.NoError(t, m.Add(controller.RunnableFunc(func(context.Context) error { ran = true; return nil })))
+
+		began := time.Now()
+		err = m.Start(context.Background())
+
+		assert.Equal(t, controller.DefaultCacheSyncTimeout, time.Since(began))
+		assert.EqualError(t, err, "controller: manager: timed out after 2m0s waiting for the cache to sync: [configmaps]")
+		assert.False(t, ran)
+	})
+}
+
+// TestManagerRejectsMisuse: a second Start, an Add after stopping, two
+// controllers with one name, bad options.
+// Diagram: none. client-go: controller-runtime manager ("manager already started"), controller name validation.
+func TestManagerRejectsMisuse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		m := newManager(t, srv, controller.ManagerOptions{})
+		c1, err := controller.New("same", newRecorder(), controller.Options{Logger: quiet})
+		require.NoError(t, err)
+		c2, err := controller.New("same", newRecorder(), controller.Options{Logger: quiet})
+		require.NoError(t, err)
+		require.NoError(t, m.Add(c1))
+		assert.ErrorContains(t, m.Add(c2), `a controller named "same" was already added`)
+
+		stop := runManager(t, m)
+		synctest.Wait()
+		assert.EqualError(t, m.Start(context.Background()), "controller: manager already started")
+		require.NoError(t, stop())
+		assert.ErrorContains(t, m.Add(controller.RunnableFunc(func(context.Context) error { return nil })), "after the manager stopped")
+
+		_, err = controller.NewManager(controller.ManagerOptions{})
+		assert.ErrorContains(t, err, "NewListerWatcher is nil")
+		_, err = controller.NewManager(controller.ManagerOptions{NewListerWatcher: listerWatchers(srv), HealthProbeBindAddress: "0.0.0.0:8081"})
+		assert.ErrorContains(t, err, "not a loopback address")
+	})
+}

@@ -44,11 +44,10 @@ type failure struct {
 	code      int
 }
 
-// FailVerbs are the verbs FailNext accepts.
-var FailVerbs = []string{"list", "watch", "get", "create", "update", "patch", "delete"}
+// failVerbs and failCodes are what FailNext accepts (read-only).
+var failVerbs = []string{"list", "watch", "get", "create", "update", "patch", "delete"}
 
-// FailCodes are the HTTP status codes FailNext accepts.
-var FailCodes = []int{http.StatusGone, http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
+var failCodes = []int{http.StatusGone, http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
 
 // CloseWatches ends every open watch cleanly, as an apiserver restart or a
 // load balancer does. Clients see their result channel close (over HTTP, the
@@ -93,11 +92,11 @@ func (s *Server) SilentResource(gvr schema.GroupVersionResource) *ResourceClient
 // ServiceUnavailable or 504 Timeout. A failed watch fails to start (over
 // HTTP: a non-200 response). n = 0 cancels a pending failure.
 func (s *Server) FailNext(verb string, n int, code int) error {
-	if !slices.Contains(FailVerbs, verb) {
-		return fmt.Errorf("fakeapi: FailNext: unknown verb %q (want one of %v)", verb, FailVerbs)
+	if !slices.Contains(failVerbs, verb) {
+		return fmt.Errorf("fakeapi: FailNext: unknown verb %q (want one of %v)", verb, failVerbs)
 	}
-	if !slices.Contains(FailCodes, code) {
-		return fmt.Errorf("fakeapi: FailNext: unsupported code %d (want one of %v)", code, FailCodes)
+	if !slices.Contains(failCodes, code) {
+		return fmt.Errorf("fakeapi: FailNext: unsupported code %d (want one of %v)", code, failCodes)
 	}
 	if n < 0 {
 		return fmt.Errorf("fakeapi: FailNext: negative count %d", n)

@@ -95,3 +95,83 @@ func TestHTTPKubectlShapedSession(t *testing.T) {
 		assert.Equal(t, "web", rows[0].(map[string]any)["cells"].([]any)[0])
 	}
 }
+
+// TestHTTPTableColumnsPerResource checks the columns kubectl shows for each
+// built-in resource and for a registered one (Name and Age, like a CRD
+// without printer columns).
+// Diagram: API. kubectl: get prints the server's columns.
+func TestHTTPTableColumnsPerResource(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	require.NoError(t, s.Register(fakeapi.ResourceInfo{GVR: widgets, Kind: "Widget"}))
+	ts := httpServer(t, s)
+	do(t, ts, "POST", "/api/v1/namespaces", `{"metadata":{"name":"team"}}`)
+	do(t, ts, "POST", "/api/v1/namespaces/default/events", `{"metadata":{"name":"e1"},"type":"Warning","reason":"Boom","message":"it broke",
+		"involvedObject":{"kind":"ConfigMap","name":"web"},"lastTimestamp":"2020-01-01T00:00:00Z"}`)
+	do(t, ts, "POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", `{"metadata":{"name":"l"},"spec":{"holderIdentity":"pod-1"}}`)
+	do(t, ts, "POST", "/apis/demo.informerlab.io/v1/widgets", `{"metadata":{"name":"w"}}`)
+
+	tests := []struct {
+		path      string
+		columns   []string
+		firstCell []any
+	}{
+		{"/api/v1/namespaces", []string{"Name", "Status", "Age"}, []any{"team", "Active"}},
+		{"/api/v1/namespaces/default/events", []string{"Last Seen", "Type", "Reason", "Object", "Message"}, []any{nil, "Warning", "Boom", "configmap/web", "it broke"}},
+		{"/apis/coordination.k8s.io/v1/namespaces/default/leases", []string{"Name", "Holder", "Age"}, []any{"l", "pod-1"}},
+		{"/apis/demo.informerlab.io/v1/widgets", []string{"Name", "Age"}, []any{"w"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			var table metav1.Table
+			get(t, ts, tt.path, kubectlAccept, &table)
+
+			var cols []string
+			for _, c := range table.ColumnDefinitions {
+				cols = append(cols, c.Name)
+			}
+			assert.Equal(t, tt.columns, cols)
+			require.Len(t, table.Rows, 1)
+			for i, want := range tt.firstCell {
+				if want != nil {
+					assert.Equal(t, want, table.Rows[0].Cells[i], "cell %d", i)
+				}
+			}
+		})
+	}
+}
+
+// TestEventFieldSelectors checks the extra field selectors events support.
+// Diagram: step 1. client-go: kubectl events --for uses involvedObject fields.
+func TestEventFieldSelectors(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	ts := httpServer(t, s)
+	for i, target := range []string{"web", "db"} {
+		body := fmt.Sprintf(`{"metadata":{"name":"e%d"},"type":"Normal","involvedObject":{"kind":"ConfigMap","name":"%s"}}`, i, target)
+		resp, data := do(t, ts, "POST", "/api/v1/namespaces/default/events", body)
+		require.Equal(t, http.StatusCreated, resp.StatusCode, string(data))
+	}
+
+	_, data := do(t, ts, "GET", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Ddb,type%3DNormal", "")
+	resp, bad := do(t, ts, "GET", "/api/v1/namespaces/default/configmaps?fieldSelector=involvedObject.name%3Ddb", "")
+
+	items := asMap(t, data)["items"].([]any)
+	require.Len(t, items, 1)
+	assert.Equal(t, "e1", objName(items[0].(map[string]any)))
+	st := requireStatus(t, resp, bad, http.StatusBadRequest, metav1.StatusReasonBadRequest)
+	assert.Equal(t, "field label not supported: involvedObject.name", st.Message)
+}
+
+// TestHTTPRootListsPaths checks GET / lists the served paths, as the real
+// server does, and that Resources reports what discovery shows.
+// Diagram: API. client-go: none.
+func TestHTTPRootListsPaths(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	ts := httpServer(t, s)
+
+	var root struct{ Paths []string }
+	get(t, ts, "/", "", &root)
+
+	assert.Contains(t, root.Paths, "/api/v1")
+	assert.Contains(t, root.Paths, "/apis/coordination.k8s.io/v1")
+	assert.Len(t, s.Resources(), 4)
+}

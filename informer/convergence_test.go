@@ -151,6 +151,9 @@ func TestConvergenceUnderFaults(t *testing.T) {
 			}
 			for _, ci := range informers {
 				maxBacklog = max(maxBacklog, ci.slow.Backlog())
+				if i%500 == 0 {
+					require.NoError(t, informer.CheckInvariants(ci.inf), ci.name)
+				}
 			}
 		}
 
@@ -167,6 +170,7 @@ func TestConvergenceUnderFaults(t *testing.T) {
 		want := serverView(t, cms)
 		for _, ci := range informers {
 			assert.Equal(t, want, cacheView(ci.inf), "%s cache", ci.name)
+			assert.NoError(t, informer.CheckInvariants(ci.inf), ci.name)
 			for hname, rec := range ci.handlers {
 				view, problems := rec.snapshot()
 				assert.Equal(t, want, view, "%s handler %s", ci.name, hname)

@@ -273,6 +273,7 @@ func TestInformerLifecycle(t *testing.T) {
 		cancel()
 		<-done
 		assert.True(t, inf.IsStopped())
+		require.NoError(t, informer.CheckInvariants(inf))
 		_, err = inf.AddEventHandler(newRecorder())
 		assert.ErrorContains(t, err, "stopped")
 		assert.Error(t, inf.AddIndexers(indexer.Indexers{"other": valueIndex}))

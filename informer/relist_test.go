@@ -39,6 +39,7 @@ func startSynced(t *testing.T, inf informer.SharedIndexInformer, handlers ...inf
 	}
 	run(t, inf)
 	require.True(t, informer.WaitForCacheSync(t.Context(), checkers...))
+	require.NoError(t, informer.CheckInvariants(inf))
 	return regs
 }
 
@@ -79,6 +80,7 @@ func TestRelistAfterGoneTurnsAnObjectDeletedWhileDisconnectedIntoATombstone(t *t
 			"delete ns/a (tombstone of @" + a.GetResourceVersion() + ")",
 		}, rec.take())
 		assert.Equal(t, serverView(t, cms), cacheView(inf))
+		require.NoError(t, informer.CheckInvariants(inf))
 		view, problems := rec.snapshot()
 		assert.Empty(t, problems)
 		assert.Equal(t, serverView(t, cms), view)

@@ -211,7 +211,7 @@ func (b *Builder) kindOf(in watchInput) (schema.GroupVersionKind, error) {
 		return gvk, fmt.Errorf("controller: builder: For(%s): cannot tell the kind of %T: set its apiVersion and kind, or give the Manager a Scheme that knows it", resourceName(in.gvr), in.example)
 	}
 	if gvk.Group != in.gvr.Group {
-		return gvk, fmt.Errorf("controller: builder: For(%s): example object is a %s, not in group %q", resourceName(in.gvr), gvk, in.gvr.Group)
+		return gvk, fmt.Errorf("controller: builder: For(%s): example object is a %s of group %q, not of %q", resourceName(in.gvr), gvk.Kind, gvk.Group, in.gvr.Group)
 	}
 	return gvk, nil
 }

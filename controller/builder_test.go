@@ -1,0 +1,197 @@
+package controller_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/fakeapi"
+)
+
+var (
+	foosGVR   = schema.GroupVersionResource{Group: "samplecontroller.k8s.io", Version: "v1alpha1", Resource: "foos"}
+	eventsGVR = schema.GroupVersionResource{Version: "v1", Resource: "events"}
+)
+
+func example(apiVersion, kind string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	return u
+}
+
+// createAs creates an object of gvr in namespace ns.
+func createAs(t *testing.T, srv *fakeapi.Server, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
+	t.Helper()
+	_, err := srv.Resource(gvr).Namespace(obj.GetNamespace()).Create(context.Background(), obj, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+// TestBuilderWiresForOwnsWatchesAndFilters: a controller built with For
+// (Foos), Owns (ConfigMaps) and Watches (Events mapped by a label), and an
+// event filter, is named after For's kind and reconciles the right Foo for
+// each change: the Foo itself, the controller owner of a ConfigMap, the Foo
+// an Event names; filtered objects trigger nothing.
+// Diagram: steps 6, 7, 8. client-go: controller-runtime builder.For/Owns/Watches/WithEventFilter.
+func TestBuilderWiresForOwnsWatchesAndFilters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		require.NoError(t, srv.Register(fakeapi.ResourceInfo{GVR: foosGVR, Kind: "Foo", Namespaced: true, HasStatus: true}))
+		m := newManager(t, srv, controller.ManagerOptions{})
+		rec := newRecorder()
+		byLabel := controller.EnqueueRequestsFromMapFunc(func(_ context.Context, obj controller.Object) []controller.Request {
+			return []controller.Request{req(obj.GetNamespace(), obj.GetLabels()["foo"])}
+		})
+		notIgnored := controller.NewPredicateFuncs(func(obj controller.Object) bool { return obj.GetLabels()["ignore"] != "yes" })
+		c, err := controller.NewBuilder(m).
+			For(foosGVR, example("samplecontroller.k8s.io/v1alpha1", "Foo")).
+			Owns(cmGVR, exampleCM()).
+			Watches(eventsGVR, example("v1", "Event"), byLabel).
+			WithEventFilter(notIgnored).
+			WithOptions(controller.Options{Logger: quiet}).
+			Build(rec)
+		require.NoError(t, err)
+		assert.Equal(t, "foo", c.Name())
+		runManager(t, m)
+		synctest.Wait()
+		step := func(obj *unstructured.Unstructured, gvr schema.GroupVersionResource) []string {
+			rec.mu.Lock()
+			rec.calls = nil
+			rec.mu.Unlock()
+			createAs(t, srv, gvr, obj)
+			time.Sleep(time.Second)
+			synctest.Wait()
+			return rec.requests()
+		}
+		foo := example("samplecontroller.k8s.io/v1alpha1", "Foo")
+		foo.SetNamespace("ns")
+		foo.SetName("f1")
+		ownedCM := owned("ns", "f1-config", ownerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "f1", true))
+		notController := owned("ns", "shared", ownerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "f1", false))
+		ignored := owned("ns", "ignored", ownerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "f1", true))
+		ignored.SetLabels(map[string]string{"ignore": "yes"})
+		event := example("v1", "Event")
+		event.SetNamespace("ns")
+		event.SetName("e1")
+		event.SetLabels(map[string]string{"foo": "f2"})
+
+		assert.Equal(t, []string{"ns/f1"}, step(foo, foosGVR), "For")
+		assert.Equal(t, []string{"ns/f1"}, step(ownedCM, cmGVR), "Owns: the controller owner")
+		assert.Empty(t, step(notController, cmGVR), "Owns follows only controller references")
+		assert.Empty(t, step(ignored, cmGVR), "WithEventFilter")
+		assert.Equal(t, []string{"ns/f2"}, step(event, eventsGVR), "Watches")
+	})
+}
+
+// TestBuilderReportsMistakes: each misuse is an error from Complete, never a
+// panic, prefixed with the package.
+// Diagram: none. client-go: controller-runtime builder.Build validation.
+func TestBuilderReportsMistakes(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{})
+	defer srv.Close()
+	newMgr := func(scheme *runtime.Scheme) *controller.Manager {
+		m, err := controller.NewManager(controller.ManagerOptions{NewListerWatcher: listerWatchers(srv), Scheme: scheme, Logger: quiet})
+		require.NoError(t, err)
+		return m
+	}
+	cm := exampleCM()
+	cases := []struct {
+		name  string
+		build func(b *controller.Builder) error
+		want  string
+	}{
+		{"For twice", func(b *controller.Builder) error { return b.For(cmGVR, cm).For(cmGVR, cm).Complete(newRecorder()) }, "For can only be called once"},
+		{"Owns without For", func(b *controller.Builder) error { return b.Named("x").Owns(cmGVR, cm).Complete(newRecorder()) }, "Owns needs For"},
+		{"no watches", func(b *controller.Builder) error { return b.Named("x").Complete(newRecorder()) }, "there are no watches configured"},
+		{"no name", func(b *controller.Builder) error {
+			return b.WatchesRawSource(controller.Channel(make(chan controller.GenericEvent), controller.EnqueueRequestForObject{})).Complete(newRecorder())
+		}, "needs a name: call Named, or For"},
+		{"nil reconciler", func(b *controller.Builder) error { return b.For(cmGVR, cm).Complete(nil) }, "reconciler is nil"},
+		{"unknown kind", func(b *controller.Builder) error {
+			return b.For(cmGVR, &unstructured.Unstructured{}).Complete(newRecorder())
+		}, "cannot tell the kind of *unstructured.Unstructured"},
+		{"kind from another group", func(b *controller.Builder) error {
+			return b.For(foosGVR, cm).Complete(newRecorder())
+		}, `example object is a ConfigMap of group "", not of "samplecontroller.k8s.io"`},
+		{"nil handler", func(b *controller.Builder) error {
+			return b.For(cmGVR, cm).Watches(eventsGVR, cm, nil).Complete(newRecorder())
+		}, "handler is nil"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.build(controller.NewBuilder(newMgr(nil)))
+
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Regexp(t, "^controller: builder: ", err.Error())
+		})
+	}
+
+	t.Run("duplicate name", func(t *testing.T) {
+		m := newMgr(nil)
+		require.NoError(t, controller.NewBuilder(m).For(cmGVR, cm).Complete(newRecorder()))
+
+		err := controller.NewBuilder(m).For(cmGVR, cm).Complete(newRecorder())
+
+		assert.ErrorContains(t, err, `a controller named "configmap" was already added`)
+	})
+}
+
+// TestHealthProbes: /healthz answers ok from the start; /readyz only once
+// the cache has synced; both say "stopping" once shutdown begins. Served on
+// a loopback socket while the Manager runs, closed after.
+// Diagram: none (operations). client-go: controller-runtime pkg/healthz, Options.HealthProbeBindAddress.
+func TestHealthProbes(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{})
+	defer srv.Close()
+	m, err := controller.NewManager(controller.ManagerOptions{NewListerWatcher: listerWatchers(srv), HealthProbeBindAddress: "127.0.0.1:0", Logger: quiet})
+	require.NoError(t, err)
+	probe := func(h http.Handler, path string) (int, string) {
+		rr := httptest.NewRecorder()
+		h.ServeHTTP(rr, httptest.NewRequest(http.MethodGet, path, nil))
+		return rr.Code, rr.Body.String()
+	}
+	code, _ := probe(m.HealthHandler(), "/healthz")
+	assert.Equal(t, http.StatusOK, code)
+	code, body := probe(m.HealthHandler(), "/readyz")
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Contains(t, body, "cache not synced")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	result := make(chan error, 1)
+	go func() { result <- m.Start(ctx) }()
+	select {
+	case <-m.Elected():
+	case <-time.After(10 * time.Second):
+		t.Fatal("manager did not start within 10s")
+	}
+	base := "http://" + m.HealthProbeAddr().String()
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(base + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, path)
+		assert.Equal(t, "ok", string(body))
+	}
+
+	cancel()
+	require.NoError(t, <-result)
+	_, err = http.Get(base + "/healthz")
+	assert.Error(t, err, "the probe server is closed")
+	code, body = probe(m.HealthHandler(), "/healthz")
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Contains(t, body, "stopping")
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/indexer"
@@ -65,23 +64,24 @@ func TestWalkthrough(t *testing.T) {
 	require.NoError(t, err)
 	existing := create(t, configMaps, "setup", "existing", "listed")
 	const key = "demo/greeting"
-	var created *unstructured.Unstructured
-	var lines []string
+
+	// The story's one action: start the informer, then create demo/greeting.
+	// Each subtest reads the evidence one step left behind, so any one of
+	// them can be run alone (-run 'Walkthrough/step_3').
 	run(t, inf)
+	require.True(t, informer.WaitForCacheSync(t.Context(), inf, reg), "the initial list is synced")
+	listedAt := inf.LastSyncResourceVersion()
+	handler.next(t) // the listed object
+	created := create(t, configMaps, "demo", "greeting", "hello")
+	handler.next(t) // wait until the new object has gone all the way through
+	lines := trace.all()
 
 	t.Run("step 1 List and Watch: the Reflector lists, then watches from the list's resourceVersion", func(t *testing.T) {
-		require.True(t, informer.WaitForCacheSync(t.Context(), inf, reg), "the initial list is synced")
-		require.Equal(t, existing.GetResourceVersion(), inf.LastSyncResourceVersion(), "listed")
-		handler.next(t) // the listed object
-
-		created = create(t, configMaps, "demo", "greeting", "hello")
-		handler.next(t) // wait until the new object has gone all the way through
-
-		lines = trace.all()
+		assert.Equal(t, existing.GetResourceVersion(), listedAt, "the list's resourceVersion")
 		assert.Equal(t, created.GetResourceVersion(), inf.LastSyncResourceVersion(),
 			"the Reflector's watch delivered the object's resourceVersion")
 		t.Logf("listed at resourceVersion %s, then the watch delivered %s at resourceVersion %s",
-			existing.GetResourceVersion(), key, created.GetResourceVersion())
+			listedAt, key, created.GetResourceVersion())
 	})
 
 	t.Run("step 2 Add Object: the Reflector queues the change in the DeltaFIFO", func(t *testing.T) {

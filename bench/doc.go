@@ -3,11 +3,11 @@
 // the indexer (steps 4, 5, 9), the FIFOs (steps 2-3) and whole informers
 // (steps 1-6).
 //
-//	            Source (List + Watch, in memory)
-//	             |                         |
-//	   informerlab informer        client-go informer
-//	             |                         |
-//	   same recorder handler      same recorder handler
+//	         Source (List + Watch, in memory)
+//	          |                         |
+//	informerlab informer        client-go informer
+//	          |                         |
+//	same recorder handler      same recorder handler
 //
 // It is its own Go module, so that client-go is a dependency of the
 // benchmarks only, never of informerlab.

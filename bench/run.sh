@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the side-by-side benchmarks (informerlab against client-go) and prints
+# benchstat's table: one row per scenario, client-go as the base column,
+# informerlab's change against it in the "vs base" column.
+#
+#   ./run.sh                         # -count 5, -benchtime 1s, every benchmark
+#   COUNT=10 ./run.sh                # more samples, tighter intervals
+#   BENCH='Workqueue|Indexer' ./run.sh
+#   BENCH_SMOKE=1 ./run.sh           # 100,000-object scenarios cut to 10,000
+#
+# The raw results go to $OUT (default results.txt beside this script); rerun
+# benchstat on them with: benchstat -col '/impl@(clientgo ours)' results.txt
+set -euo pipefail
+cd "$(dirname "$0")"
+
+COUNT=${COUNT:-5}
+BENCHTIME=${BENCHTIME:-1s}
+BENCH=${BENCH:-.}
+OUT=${OUT:-results.txt}
+BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da
+
+export PATH="$(go env GOPATH)/bin:$PATH"
+if ! go version -m "$(command -v benchstat || echo /nonexistent)" 2>/dev/null | grep -q "$BENCHSTAT_VERSION"; then
+  go install "golang.org/x/perf/cmd/benchstat@${BENCHSTAT_VERSION}"
+fi
+
+{
+  echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(go version | cut -d' ' -f3-)"
+  echo "# cpus: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$OUT"
+go test -run '^$' -bench "$BENCH" -benchtime "$BENCHTIME" -count "$COUNT" -timeout 60m . | tee -a "$OUT"
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT"
+
+echo
+benchstat -col '/impl@(clientgo ours)' "$OUT"

@@ -2,7 +2,8 @@
 // enqueue keys (step 7), workers take them off a workqueue (step 8) and call
 // a Reconciler, which reads the object for its key from the cache (step 9).
 // It is a small controller-runtime: Reconciler, Controller, sources, event
-// handlers and predicates.
+// handlers, predicates, a Manager with leader election, a Builder, and a
+// finalizer helper.
 //
 //	informer --6 OnAdd/OnUpdate/OnDelete--> Kind source
 //	                                           | predicates (drop uninteresting events)
@@ -61,6 +62,24 @@
 //	Result{RequeueAfter: d}, nil   Forget, then AddAfter(d)                     poll: come back in d, with backoff reset
 //	Result{}, nil                  Forget                                       done until the next event
 //
+// A [Manager] runs controllers with what they share:
+//
+//  1. /healthz and /readyz on a loopback address, if asked for;
+//  2. the cache: one shared informer per resource ([Manager.GetInformer]),
+//     started and waited for before anything else;
+//  3. runnables that need no leadership;
+//  4. leader election on a coordination.k8s.io/v1 Lease, if configured, and
+//     once leading (at once without it) the controllers.
+//
+// It stops in reverse order within a timeout: controllers, then the lease is
+// released, other runnables, the cache, the probes. A leader that cannot
+// renew its lease within RenewDeadline stops its controllers and Start
+// returns "leader election lost"; since RenewDeadline < LeaseDuration, it has
+// stopped before any other candidate may take the lease. A [Builder] wires a
+// controller into a Manager in a few calls (For, Owns, Watches,
+// WithEventFilter, Named, Complete), and a [Finalizer] lets a Reconciler
+// clean up before its object is deleted.
+//
 // # Guarantees
 //
 //   - A Request is never reconciled by two workers at once; events for it
@@ -73,7 +92,12 @@
 //   - When Start returns, every worker has exited. A Kind source removes its
 //     informer handler when the controller stops; a Channel source's goroutine
 //     exits when the controller stops or the channel closes.
-//   - Controller, the sources and the handlers are safe for concurrent use.
+//   - With leader election, a Manager's controllers run only while it holds
+//     the lease, and stop before it could expire for anyone else.
+//   - When Manager.Start returns without a shutdown-timeout error, every
+//     goroutine it started has exited.
+//   - Every exported type is safe for concurrent use, except Builder (use it
+//     from one goroutine) and Finalizer's target object (pass a copy).
 //     Objects in events are the cache's: never modify them.
 //
 // # Differences from controller-runtime
@@ -101,10 +125,24 @@
 //     started once (its events can be read only once) and needs no buffer
 //     goroutine.
 //   - Wiring is explicit: no injection into sources, handlers or reconcilers.
+//     The Manager asks a runnable one question, NeedLeaderElection, and
+//     nothing else.
+//   - Leader election: no jitter on retries (exact timings in tests), and the
+//     lease is always released on a clean stop (client-go's ReleaseOnCancel),
+//     only after the controllers have stopped. On a lost lease the Manager
+//     stops its controllers and returns, instead of exiting the process.
+//   - The Manager stops its runnables in exact reverse start order
+//     (controllers before the other runnables; upstream stops the others
+//     first), and waits for its cache to sync for at most CacheSyncTimeout.
+//   - Controller names are unique per Manager, not per process (no package
+//     state). Builder.Owns always follows the controller owner reference
+//     only, and the owner is taken to be namespaced
+//     ([OwnerIsClusterScoped] exists for Watches); there is no RESTMapper.
 //
 // client-go files: controller-runtime pkg/reconcile, pkg/handler,
-// pkg/predicate, pkg/source, pkg/internal/source, pkg/internal/controller;
-// sample-controller controller.go.
+// pkg/predicate, pkg/source, pkg/internal/source, pkg/internal/controller,
+// pkg/manager, pkg/builder, pkg/controller/controllerutil; client-go
+// tools/leaderelection; sample-controller controller.go.
 //
 // # Read next
 //
@@ -117,6 +155,7 @@
 //	go test ./controller -run 'TestErrorRequeues|TestTerminalError|TestRequeueAfter|TestSuccessForgets' -v
 //
 // docs/controller.md explains level triggering, keys not objects, status
-// hot loops and finalizers. Before this package along the pipeline: package
+// hot loops, finalizers and leader election, each with the test that shows
+// it. Before this package along the pipeline: package
 // workqueue (steps 7-8) and package informer (steps 3-6).
 package controller

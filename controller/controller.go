@@ -18,6 +18,8 @@ const DefaultCacheSyncTimeout = 2 * time.Minute
 
 // Options configure a [Controller]. The zero value is a working
 // configuration.
+//
+// client-go: controller-runtime pkg/controller.Options.
 type Options struct {
 	// MaxConcurrentReconciles is the number of workers, each reconciling one
 	// Request at a time. 0 means 1. Requests for the same object are never

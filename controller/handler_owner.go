@@ -11,6 +11,8 @@ import (
 )
 
 // OwnerOption configures [EnqueueRequestForOwner].
+//
+// client-go: controller-runtime pkg/handler.OwnerOption.
 type OwnerOption func(*enqueueRequestForOwner)
 
 // OnlyControllerOwner makes [EnqueueRequestForOwner] follow only the owner

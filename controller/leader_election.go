@@ -30,6 +30,9 @@ var errLeaderElectionLost = errors.New("leader election lost")
 
 // LeaderElectionOptions configure leader election on a Lease: of all the
 // Managers sharing one Lease, only the holder runs its controllers.
+//
+// client-go: tools/leaderelection.LeaderElectionConfig (with
+// controller-runtime's LeaderElectionID as Name).
 type LeaderElectionOptions struct {
 	// Client reads and writes Leases in the Lease's namespace. Required.
 	Client LeaseClient

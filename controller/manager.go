@@ -23,6 +23,8 @@ const (
 
 // ManagerOptions configure a [Manager]. NewListerWatcher is required; the
 // zero value of everything else is a working configuration.
+//
+// client-go: controller-runtime pkg/manager.Options.
 type ManagerOptions struct {
 	// NewListerWatcher returns the ListerWatcher of a resource, for the
 	// informers of the Manager's cache. With fakeapi or client:

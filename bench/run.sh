@@ -3,12 +3,13 @@
 # benchstat's table: one row per scenario, client-go as the base column,
 # informerlab's change against it in the "vs base" column.
 #
-#   ./run.sh                         # -count 5, -benchtime 1s, every benchmark
+#   ./run.sh                         # 5 passes, -benchtime 1s, every benchmark
 #   COUNT=10 ./run.sh                # more samples, tighter intervals
 #   BENCH='Workqueue|Indexer' ./run.sh
 #   BENCH_SMOKE=1 ./run.sh           # 100,000-object scenarios cut to 10,000
 #
-# The raw results go to $OUT (default results.txt beside this script); rerun
+# COUNT passes over the suite, one sample of every benchmark each. The raw
+# results go to $OUT (default results.txt beside this script); rerun
 # benchstat on them with: benchstat -col '/impl@(clientgo ours)' results.txt
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -29,7 +30,17 @@ fi
   echo "# cpus: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
   echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$OUT"
-go test -run '^$' -bench "$BENCH" -benchtime "$BENCHTIME" -count "$COUNT" -timeout 60m . | tee -a "$OUT"
+# One test binary, run COUNT times over the whole suite rather than with
+# -count: the samples of ours and client-go interleave, so a neighbour's load
+# on a shared machine falls on both instead of on one block of samples.
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go test -c -o "$bin/bench.test" .
+for i in $(seq "$COUNT"); do
+  echo "# pass $i of $COUNT, load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT"
+  "$bin/bench.test" -test.run '^$' -test.bench "$BENCH" -test.benchtime "$BENCHTIME" \
+    -test.benchmem -test.timeout 60m | tee -a "$OUT"
+done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT"
 
 echo

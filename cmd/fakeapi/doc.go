@@ -1,0 +1,42 @@
+// Command fakeapi runs the in-memory Kubernetes API server of package
+// fakeapi as a standalone process: the "Kubernetes API" box at the top of
+// the diagram, reachable over HTTP by kubectl, by `demo --server` and by
+// client-go's own informers.
+//
+//	kubectl / demo --server / client-go
+//	        |  HTTP, Kubernetes wire format (JSON)
+//	        v
+//	cmd/fakeapi --> fakeapi.Server.Handler --> fakeapi.Server (storage, watches, faults)
+//
+// # How it works
+//
+//  1. Flags are parsed; --help prints a description, every flag and examples.
+//  2. A [fakeapi.Server] is built with the history window, bookmark interval
+//     and token from the flags, logging through slog to stderr (one line per
+//     request, per fault, per cut-off watch).
+//  3. The listener is opened (127.0.0.1:8080 by default: loopback only, so
+//     nothing outside this machine can reach the server unless --addr says
+//     otherwise). With --write-kubeconfig, a kubeconfig naming the actual
+//     address (useful with port 0) and the token is written.
+//  4. The listening URL is printed on stdout, then requests are served.
+//  5. On SIGINT or SIGTERM the listener closes, the fakeapi server is closed
+//     (open watches end, so kubectl get -w and informers see the stream end),
+//     and in-flight requests get a few seconds to finish.
+//
+// # Examples
+//
+//	go run ./cmd/fakeapi --write-kubeconfig /tmp/fakeapi.kubeconfig
+//	kubectl --kubeconfig /tmp/fakeapi.kubeconfig --cache-dir /tmp/kubectl-cache get configmaps -w
+//	kubectl --kubeconfig /tmp/fakeapi.kubeconfig create --validate=false -f configmap.yaml
+//	curl -X POST http://127.0.0.1:8080/admin/faults/compact
+//	curl -X POST http://127.0.0.1:8080/admin/faults/close-watches
+//
+// kubectl needs --validate=false for create -f and apply -f because fakeapi
+// serves no OpenAPI schema. The fault endpoints under /admin/ are described
+// in docs/fakeapi.md.
+//
+// # Read next
+//
+// The fakeapi package (what the server models, and each fault), then
+// cmd/demo, which connects to this server with --server.
+package main

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"os"
+)
+
+// The --help output: what the command is, every flag, and examples.
+func Example_help() {
+	_ = run(context.Background(), []string{"--help"}, os.Stdout, os.Stderr)
+	// Output:
+	// fakeapi runs an in-memory Kubernetes API server (package fakeapi) over HTTP,
+	// in the Kubernetes wire format: kubectl, client-go informers and demo --server
+	// connect to it. It keeps everything in memory and listens on loopback
+	// (127.0.0.1) unless --addr says otherwise. Faults are injected through the
+	// /admin/ endpoints (docs/fakeapi.md). SIGINT or SIGTERM shuts it down.
+	//
+	// Usage:
+	//   fakeapi [flags]
+	//
+	// Flags:
+	//   --addr host:port
+	//         host:port to listen on; the default is loopback only, port 0 picks a free port (default 127.0.0.1:8080)
+	//   --bookmark-interval duration
+	//         how often watches that allow bookmarks get a BOOKMARK event; negative disables them (default 1m0s)
+	//   --history events
+	//         watch history window, in events; a watch from an older resourceVersion gets 410 Expired (default 1000)
+	//   --log-level level
+	//         log level on stderr: debug, info, warn or error (info logs every request) (default info)
+	//   --token token
+	//         bearer token every API request must carry (401 without it); empty means no authentication
+	//   --write-kubeconfig path
+	//         write a kubeconfig for this server (URL, token, context) to path, for kubectl --kubeconfig
+	//
+	// Examples:
+	//   # Serve on 127.0.0.1:8080 and write a kubeconfig for kubectl and demo:
+	//   fakeapi --write-kubeconfig /tmp/fakeapi.kubeconfig
+	//   kubectl --kubeconfig /tmp/fakeapi.kubeconfig get configmaps -w
+	//
+	//   # kubectl create -f needs --validate=false (fakeapi serves no OpenAPI):
+	//   kubectl --kubeconfig /tmp/fakeapi.kubeconfig create --validate=false -f cm.yaml
+	//
+	//   # Require a token, pick a free port, keep a tiny history so 410s come fast:
+	//   fakeapi --addr 127.0.0.1:0 --token s3cret --history 10 --write-kubeconfig kc.yaml
+	//
+	//   # Bookmarks every 5 seconds, debug logging:
+	//   fakeapi --bookmark-interval 5s --log-level debug
+	//
+	//   # Inject a fault: drop the watch history and end every watch, so each
+	//   # informer's re-watch gets 410 Expired and it relists:
+	//   curl -X POST http://127.0.0.1:8080/admin/faults/compact
+	//   curl -X POST http://127.0.0.1:8080/admin/faults/close-watches
+}

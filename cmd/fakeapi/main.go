@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/informerlab/informerlab/fakeapi"
+)
+
+// shutdownTimeout bounds how long in-flight requests may take to finish
+// after SIGINT or SIGTERM.
+const shutdownTimeout = 5 * time.Second
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil:
+	case errors.As(err, new(*usageError)):
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole program: it parses args, serves until ctx is cancelled,
+// then shuts down. --help prints the usage on stdout and returns nil; a
+// flag error returns a *usageError; anything else that stops the server
+// early (the address is in use, the kubeconfig cannot be written) is an
+// ordinary error.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args)
+	if errors.Is(err, errHelp) {
+		printUsage(stdout)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	api := fakeapi.New(fakeapi.Options{
+		HistoryLimit:     cfg.history,
+		BookmarkInterval: cfg.bookmarkInterval,
+		Token:            cfg.token,
+		Logger:           logger,
+	})
+	defer api.Close()
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("fakeapi: listen on %s: %w", cfg.addr, err)
+	}
+	url := serverURL(ln.Addr())
+	if cfg.kubeconfig != "" {
+		if err := writeKubeconfig(cfg.kubeconfig, url, cfg.token); err != nil {
+			ln.Close()
+			return err
+		}
+		logger.Info("fakeapi: wrote kubeconfig", "path", cfg.kubeconfig)
+	}
+	if !isLoopback(ln.Addr()) {
+		logger.Warn("fakeapi: listening beyond loopback; anyone who can reach this address can use the API",
+			"addr", ln.Addr().String(), "token", cfg.token != "")
+	}
+
+	srv := &http.Server{
+		Handler:           api.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	// Shutdown closes the listener first, then runs this: open watches end,
+	// so their handlers return and Shutdown does not wait for them.
+	srv.RegisterOnShutdown(api.Close)
+
+	fmt.Fprintf(stdout, "fakeapi: serving on %s\n", url)
+	if cfg.kubeconfig != "" {
+		fmt.Fprintf(stdout, "fakeapi: kubeconfig in %s; try: kubectl --kubeconfig %s get configmaps\n",
+			cfg.kubeconfig, cfg.kubeconfig)
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("fakeapi: serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("fakeapi: shutting down", "timeout", shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if err != nil {
+		srv.Close()
+		err = fmt.Errorf("fakeapi: shutdown: %w", err)
+	}
+	<-serveErr // http.ErrServerClosed once Shutdown or Close has begun
+	return err
+}
+
+// serverURL is the URL clients should use for a listener: an unspecified
+// host (":8080", "0.0.0.0:8080") is reached through 127.0.0.1.
+func serverURL(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return "http://" + addr.String()
+	}
+	ip := tcp.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return "http://" + net.JoinHostPort(ip.String(), fmt.Sprint(tcp.Port))
+}
+
+func isLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}

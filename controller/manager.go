@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/reflector"
 )
 
 // Defaults for the zero values of ManagerOptions.
@@ -21,8 +22,8 @@ const (
 	DefaultGracefulShutdownTimeout = 30 * time.Second
 )
 
-// ManagerOptions configure a [Manager]. NewListerWatcher is required; the
-// zero value of everything else is a working configuration.
+// ManagerOptions configure a [Manager]. NewListerWatcher or NewClient is
+// required; the zero value of everything else is a working configuration.
 //
 // client-go: controller-runtime pkg/manager.Options.
 type ManagerOptions struct {
@@ -32,7 +33,28 @@ type ManagerOptions struct {
 	//	func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher {
 	//		return server.Resource(gvr).Namespace(ns)
 	//	}
+	//
+	// nil means NewClient, whose handles are ListerWatchers too.
 	NewListerWatcher informer.ListerWatcherFunc
+
+	// NewClient returns the API handle of a resource in a namespace, for
+	// the writes of [Manager.GetClient], the reads of [Manager.GetAPIReader]
+	// and the Events of [Manager.GetEventRecorderFor]. With fakeapi or
+	// client:
+	//
+	//	func(gvr schema.GroupVersionResource, ns string) controller.ResourceInterface {
+	//		return server.Resource(gvr).Namespace(ns)
+	//	}
+	//
+	// nil means the Manager can only read from its cache: writes and API
+	// reads fail with an error saying so, and Events are discarded.
+	NewClient ResourceInterfaceFunc
+
+	// RESTMapper tells the [Client] which resource serves a kind, for kinds
+	// the Manager has no informer for. Kinds given to GetInformer (and so
+	// to the Builder's For, Owns and Watches) need none. nil means only
+	// those kinds are known.
+	RESTMapper RESTMapper
 
 	// Namespace limits the cache to one namespace; "" watches all.
 	Namespace string
@@ -44,9 +66,12 @@ type ManagerOptions struct {
 	SyncPeriod time.Duration
 
 	// Scheme maps typed Go objects to their kinds, so that the [Builder]
-	// can tell what kind For's object is (for owner references) when the
-	// object carries no apiVersion and kind. Unstructured objects do not
-	// need it.
+	// can tell what kind For's object is (for owner references) and the
+	// [Client] which resource an object belongs to, when the object carries
+	// no apiVersion and kind. Unstructured objects do not need it. It
+	// should be the scheme the API handles were built with: the Client's
+	// cache holds a kind the scheme knows as its Go type, others
+	// unstructured.
 	Scheme *runtime.Scheme
 
 	// CacheSyncTimeout bounds how long Start waits for the cache's informers
@@ -92,6 +117,10 @@ type ManagerOptions struct {
 type Manager struct {
 	factory                 *informer.SharedInformerFactory
 	scheme                  *runtime.Scheme
+	namespace               string
+	newClient               ResourceInterfaceFunc
+	restMapper              RESTMapper
+	client                  *Client
 	cacheSyncTimeout        time.Duration
 	gracefulShutdownTimeout time.Duration
 	elector                 *leaderElector
@@ -117,15 +146,27 @@ type Manager struct {
 	names map[string]bool
 	// probeAddr is the health server's address once it listens.
 	probeAddr net.Addr
+	// examples holds the example object of each informer of the cache, and
+	// kinds the resource of each kind an example named (see resource.go).
+	examples map[schema.GroupVersionResource]runtime.Object
+	kinds    map[schema.GroupVersionKind]schema.GroupVersionResource
+	// events is the broadcaster of GetEventRecorderFor, made on first use.
+	events *EventBroadcaster
 }
 
 // NewManager returns a Manager. It starts nothing.
 //
 // client-go: controller-runtime pkg/manager.New.
 func NewManager(opts ManagerOptions) (*Manager, error) {
+	if opts.NewListerWatcher == nil && opts.NewClient != nil {
+		newClient := opts.NewClient
+		opts.NewListerWatcher = func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher {
+			return newClient(gvr, ns)
+		}
+	}
 	switch {
 	case opts.NewListerWatcher == nil:
-		return nil, errors.New("controller: manager: NewListerWatcher is nil")
+		return nil, errors.New("controller: manager: NewListerWatcher is nil, and so is NewClient")
 	case opts.CacheSyncTimeout < 0:
 		return nil, fmt.Errorf("controller: manager: CacheSyncTimeout is negative (%s)", opts.CacheSyncTimeout)
 	case opts.SyncPeriod < 0:
@@ -143,6 +184,9 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 	errs := make(chan error, 1)
 	m := &Manager{
 		scheme:                  opts.Scheme,
+		namespace:               opts.Namespace,
+		newClient:               opts.NewClient,
+		restMapper:              opts.RESTMapper,
 		cacheSyncTimeout:        cmpOr(opts.CacheSyncTimeout, DefaultCacheSyncTimeout),
 		gracefulShutdownTimeout: cmpOr(opts.GracefulShutdownTimeout, DefaultGracefulShutdownTimeout),
 		healthAddr:              opts.HealthProbeBindAddress,
@@ -152,7 +196,10 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		leaders:                 newRunnableGroup(errs),
 		elected:                 make(chan struct{}),
 		names:                   map[string]bool{},
+		examples:                map[schema.GroupVersionResource]runtime.Object{},
+		kinds:                   map[schema.GroupVersionKind]schema.GroupVersionResource{},
 	}
+	m.client = &Client{m: m, trackers: map[schema.GroupVersionResource]*cacheTracker{}}
 	factoryOpts := []informer.FactoryOption{informer.WithInformerOptions(informer.WithLogger(logger))}
 	if opts.Namespace != "" {
 		factoryOpts = append(factoryOpts, informer.WithNamespace(opts.Namespace))
@@ -199,13 +246,21 @@ func (m *Manager) Add(r Runnable) error {
 // GetInformer returns the cache's shared informer for gvr, creating it on
 // first use; exampleObject is the type its objects have (see
 // informer.NewSharedIndexInformer). An informer requested after Start is
-// started at once.
+// started at once. The example's kind, when known (apiVersion and kind, or
+// the Scheme), is how the [Client] finds gvr for objects of that kind.
 func (m *Manager) GetInformer(gvr schema.GroupVersionResource, exampleObject runtime.Object) (informer.SharedIndexInformer, error) {
 	gi, err := m.factory.ForResource(gvr, exampleObject)
 	if err != nil {
 		return nil, fmt.Errorf("controller: manager: %w", err)
 	}
+	gvk, known := m.objectKind(exampleObject)
 	m.mu.Lock()
+	if _, ok := m.examples[gvr]; !ok {
+		m.examples[gvr] = exampleObject
+	}
+	if _, ok := m.kinds[gvk]; known && !ok {
+		m.kinds[gvk] = gvr
+	}
 	cacheCtx := m.cacheCtx
 	m.mu.Unlock()
 	if cacheCtx != nil {

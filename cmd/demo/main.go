@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/reflector"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	var usage *usageError
+	switch {
+	case err == nil:
+	case errors.As(err, &usage):
+		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "run 'demo --help' for usage")
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// usageError is a bad command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return "demo: " + e.msg }
+
+// options are the parsed flags.
+type options struct {
+	scenario      string
+	listScenarios bool
+	step          bool
+	speed         float64
+	noColor       bool
+	verbose       bool
+	server        string
+	kubeconfig    string
+	resource      string
+	namespace     string
+	help          bool
+}
+
+// env is what run takes from its surroundings; tests replace it.
+type env struct {
+	// settle, when set, makes the story deterministic (see gate): the golden
+	// test passes testing/synctest.Wait and runs inside a bubble.
+	settle   func()
+	getenv   func(string) string
+	terminal bool // stdout is a terminal: colour allowed
+}
+
+// run is main without the process: it parses args, plays the chosen
+// scenario (or narrates a remote server) until done or ctx ends, and
+// returns nil on a clean stop.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := env{getenv: os.Getenv}
+	if f, ok := stdout.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			e.terminal = true
+		}
+	}
+	return runWith(ctx, args, stdin, stdout, stderr, e)
+}
+
+func newFlagSet(o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.StringVar(&o.scenario, "scenario", "story", "which scenario to play (see --list-scenarios)")
+	fs.BoolVar(&o.listScenarios, "list-scenarios", false, "list the scenarios and their chapters, then exit")
+	fs.BoolVar(&o.step, "step", false, "pause before each chapter until you press Enter")
+	fs.Float64Var(&o.speed, "speed", 1, "playback speed: below 1 slows the story down (pauses between chapters and lines)")
+	fs.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set, or stdout is not a terminal)")
+	fs.BoolVar(&o.verbose, "verbose", false, "also show object diffs, bookmarks, the simulator's steps and informer logs")
+	fs.StringVar(&o.server, "server", "", "narrate a running API server at this URL instead of the embedded one")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "narrate the cluster of this kubeconfig's current context")
+	fs.StringVar(&o.resource, "resource", "configmaps", "with --server/--kubeconfig and no Foo CRD: the resource to watch, RESOURCE or RESOURCE.VERSION.GROUP")
+	fs.StringVar(&o.namespace, "namespace", "", "with --server/--kubeconfig: the namespace to watch (default all)")
+	fs.BoolVar(&o.help, "help", false, "show this help")
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := newFlagSet(&o)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			o.help = true
+			return o, nil
+		}
+		return o, &usageError{msg: err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return o, &usageError{msg: fmt.Sprintf("unexpected argument %q: demo takes only flags", fs.Arg(0))}
+	}
+	if o.speed <= 0 {
+		return o, &usageError{msg: fmt.Sprintf("--speed must be positive, got %v", o.speed)}
+	}
+	if o.server != "" && o.kubeconfig != "" {
+		return o, &usageError{msg: "--server and --kubeconfig exclude each other"}
+	}
+	if _, ok := findScenario(o.scenario); !ok {
+		return o, &usageError{msg: fmt.Sprintf("unknown scenario %q (known: %s)", o.scenario, strings.Join(scenarioNames(), ", "))}
+	}
+	if _, err := parseResource(o.resource); err != nil {
+		return o, &usageError{msg: err.Error()}
+	}
+	return o, nil
+}
+
+func findScenario(name string) ([]string, bool) {
+	for _, s := range scenarioChapters {
+		if s.name == name {
+			return s.chapters, true
+		}
+	}
+	return nil, false
+}
+
+func scenarioNames() []string {
+	var names []string
+	for _, s := range scenarioChapters {
+		names = append(names, s.name)
+	}
+	return names
+}
+
+func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, e env) error {
+	o, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
+	if o.help {
+		printUsage(stdout)
+		return nil
+	}
+	if o.listScenarios {
+		all := chapters()
+		for _, s := range scenarioChapters {
+			fmt.Fprintf(stdout, "%-10s %s\n", s.name, s.help)
+			for _, c := range s.chapters {
+				fmt.Fprintf(stdout, "%12s- %s\n", "", all[c].title)
+			}
+		}
+		return nil
+	}
+	n := &narrator{
+		out:     stdout,
+		verbose: o.verbose,
+		color:   e.terminal && !o.noColor && e.getenv("NO_COLOR") == "",
+	}
+	if e.settle == nil {
+		start := time.Now()
+		n.clock = func() time.Duration { return time.Since(start) }
+		if o.speed < 1 {
+			n.lineDelay = time.Duration((1/o.speed - 1) * float64(150*time.Millisecond))
+		}
+	}
+	if o.server != "" || o.kubeconfig != "" {
+		return runRemote(ctx, o, n, stdout)
+	}
+	return runStory(ctx, o, n, stdin, stdout, e)
+}
+
+func runStory(ctx context.Context, o options, n *narrator, stdin io.Reader, stdout io.Writer, e env) error {
+	names, _ := findScenario(o.scenario)
+	g := newGate(e.settle)
+	if g.deterministic() {
+		n.buffered = true
+		g.onSettle = n.flush
+	}
+	srvOpts := fakeapi.Options{}
+	if g.deterministic() {
+		srvOpts.BookmarkInterval = -1
+	}
+	srv := fakeapi.New(srvOpts)
+	defer srv.Close()
+	for _, info := range []fakeapi.ResourceInfo{
+		{GVR: fooGVR, Kind: "Foo", Namespaced: true, HasStatus: true},
+		{GVR: deployGVR, Kind: "Deployment", Namespaced: true, HasStatus: true, ShortNames: []string{"deploy"}},
+	} {
+		if err := srv.Register(info); err != nil {
+			return err
+		}
+	}
+	if err := seed(ctx, srv); err != nil {
+		return err
+	}
+
+	gctx, stopGate := context.WithCancel(context.Background())
+	gateDone := make(chan struct{})
+	go func() { defer close(gateDone); g.run(gctx) }()
+	defer func() { stopGate(); <-gateDone }()
+
+	api := func(gvr schema.GroupVersionResource, namespace string) resourceAPI {
+		return srv.Resource(gvr).Namespace(namespace)
+	}
+	lw := lwFunc(func(gvr schema.GroupVersionResource, namespace string) reflector.ListerWatcher {
+		return srv.Resource(gvr).Namespace(namespace)
+	})
+	w, err := newWorld(n, g, lw, api, true)
+	if err != nil {
+		return err
+	}
+	s := &story{srv: srv, w: w, n: n, g: g,
+		foos: srv.Resource(fooGVR).Namespace(ns), deps: srv.Resource(deployGVR).Namespace(ns)}
+	if !g.deterministic() {
+		s.pause = time.Duration(float64(1500*time.Millisecond) / o.speed)
+	}
+	if o.step {
+		s.step = stepper(stdin, stdout)
+	}
+	n.say("informerlab demo: scenario %q — a Foo controller narrated step by step along the client-go diagram.", o.scenario)
+	err = s.play(ctx, names)
+	interrupted := ctx.Err() != nil
+	w.stop()
+	if interrupted {
+		n.say("\nInterrupted: the controllers finished the Reconcile in progress, the informers stopped, every goroutine has exited. Bye.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	n.say("\nThe end: %s. Every goroutine has stopped.", fmt.Sprintf("%d narrated steps", n.count()))
+	return nil
+}
+
+// stepper returns a function that waits for Enter (or the end of stdin).
+func stepper(stdin io.Reader, stdout io.Writer) func(ctx context.Context) error {
+	lines := make(chan struct{})
+	started := false
+	return func(ctx context.Context) error {
+		if !started {
+			started = true
+			go func() {
+				defer close(lines)
+				sc := bufio.NewScanner(stdin)
+				for sc.Scan() {
+					lines <- struct{}{}
+				}
+			}()
+		}
+		fmt.Fprint(stdout, "\n-- press Enter for the next chapter --")
+		select {
+		case _, ok := <-lines:
+			if !ok {
+				fmt.Fprintln(stdout)
+			}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+const usageHeader = `demo plays a scripted story on an embedded fake API server: a Foo controller
+(sample-controller's) with its informers and workqueue, narrating every object
+as it crosses the client-go diagram, one line per step:
+
+  [1 list&watch] [2 → DeltaFIFO] [3 pop] [4/5 indexer] [6 handler]
+  [7 enqueue] [8 get key] [9 lister get] [reconcile] [API write]
+
+Ctrl-C stops it cleanly (exit status 0).
+
+Usage:
+  demo [flags]
+
+Flags:
+`
+
+const usageExamples = `
+Examples:
+  demo                                   # the whole story
+  demo --list-scenarios                  # what there is to see
+  demo --scenario watch                  # only dropped watches, 410 and relist
+  demo --step                            # pause before each chapter; Enter continues
+  demo --speed 0.25                      # four times slower, for a classroom
+  demo --no-color | less                 # plain text (NO_COLOR=1 works too)
+  demo --verbose --scenario basics       # with object diffs and the simulator's steps
+  demo --server http://127.0.0.1:8080    # narrate a running cmd/fakeapi (watch-only: configmaps)
+  demo --kubeconfig ~/.kube/config --resource deployments.v1.apps --namespace default
+                                         # narrate a real cluster; with the Foo CRD installed
+                                         # (docs/foo-crd.yaml) the Foo controller runs too
+`
+
+func printUsage(w io.Writer) {
+	var o options
+	fs := newFlagSet(&o)
+	fmt.Fprint(w, usageHeader)
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		def := ""
+		if f.DefValue != "" && f.DefValue != "false" {
+			def = " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintf(w, "  --%s %s\n        %s%s\n", f.Name, name, usage, def)
+	})
+	fmt.Fprint(w, usageExamples)
+}

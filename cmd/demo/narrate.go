@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Step tags, one per box of the diagram a line describes.
+const (
+	tagList      = "1 list&watch"
+	tagFIFO      = "2 → DeltaFIFO"
+	tagPop       = "3 pop"
+	tagIndexer   = "4/5 indexer"
+	tagHandler   = "6 handler"
+	tagEnqueue   = "7 enqueue"
+	tagGetKey    = "8 get key"
+	tagListerGet = "9 lister get"
+	tagReconcile = "reconcile"
+	tagWrite     = "API write"
+	tagStory     = "story"
+)
+
+// tagColors are ANSI colours per tag, used only on a terminal.
+var tagColors = map[string]string{
+	tagList:      "\x1b[36m", // cyan
+	tagFIFO:      "\x1b[34m", // blue
+	tagPop:       "\x1b[34m",
+	tagIndexer:   "\x1b[35m", // magenta
+	tagHandler:   "\x1b[35m",
+	tagEnqueue:   "\x1b[33m", // yellow
+	tagGetKey:    "\x1b[33m",
+	tagListerGet: "\x1b[32m", // green
+	tagReconcile: "\x1b[32m",
+	tagWrite:     "\x1b[31m", // red
+	tagStory:     "\x1b[1m",  // bold
+}
+
+const colorReset = "\x1b[0m"
+
+// narrator writes the transcript: one line per step an object takes through
+// the diagram. It is safe for concurrent use; lines never interleave.
+type narrator struct {
+	color   bool
+	verbose bool
+	// clock, when set, prefixes every line with the time since start
+	// (interactive mode only: the golden transcript has no times).
+	clock func() time.Duration
+	// lineDelay slows the story down (--speed below 1).
+	lineDelay time.Duration
+
+	// buffered (deterministic mode) holds step lines until flush, which the
+	// gate calls each time everything has settled.
+	buffered bool
+
+	mu  sync.Mutex // guards out, lines and held
+	out io.Writer
+	// lines counts the step lines written, for the story's summary.
+	lines int
+	// held are the step lines written since the last flush, in buffered mode.
+	held []heldLine
+}
+
+// heldLine is a step line waiting for flush, with the pipeline stage
+// (goroutine) that wrote it.
+type heldLine struct {
+	stage int
+	text  string
+}
+
+// Pipeline stages, in causal order. In deterministic mode the lines written
+// between two quiet moments are printed stage by stage: each stage is one
+// goroutine, whose own lines are in order, and each stage only reacts to the
+// ones before it, so this is an order in which things could have happened —
+// and the same on every run, whatever the scheduler did.
+const (
+	stageStory     = iota // the story itself: your writes, faults
+	stageReflector        // step 1 and 2: the Reflector's goroutine
+	stageProcess          // steps 3 to 6: the informer's process loop
+	stageHandler          // step 7: the handler's goroutine
+	stageWorker           // steps 8, 9, reconcile, the controller's writes
+	stageSimulator        // the Deployment simulator's writes
+)
+
+func stageOf(tag string) int {
+	switch tag {
+	case tagList, tagFIFO:
+		return stageReflector
+	case tagPop, tagIndexer, tagHandler:
+		return stageProcess
+	case tagEnqueue:
+		return stageHandler
+	case tagGetKey, tagListerGet, tagReconcile, tagWrite:
+		return stageWorker
+	}
+	return stageStory
+}
+
+// flush prints the held lines, stage by stage (buffered mode).
+func (n *narrator) flush() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.flushLocked()
+}
+
+func (n *narrator) flushLocked() {
+	slices.SortStableFunc(n.held, func(a, b heldLine) int { return a.stage - b.stage })
+	for _, l := range n.held {
+		fmt.Fprint(n.out, l.text)
+	}
+	n.held = n.held[:0]
+}
+
+// step writes one line tagged with a diagram step.
+func (n *narrator) step(tag, format string, args ...any) {
+	n.write(stageOf(tag), tag, fmt.Sprintf(format, args...))
+}
+
+// stepAt writes one line for a stage stageOf cannot tell from the tag.
+func (n *narrator) stepAt(stage int, tag, format string, args ...any) {
+	n.write(stage, tag, fmt.Sprintf(format, args...))
+}
+
+// detail writes an indented line under the previous one, only in verbose mode.
+func (n *narrator) detail(stage int, format string, args ...any) {
+	if !n.verbose {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, l := range strings.Split(strings.TrimRight(fmt.Sprintf(format, args...), "\n"), "\n") {
+		n.emitLocked(stage, fmt.Sprintf("%s%*s%s\n", n.prefixLocked(), 17, "", l))
+	}
+}
+
+func (n *narrator) emitLocked(stage int, text string) {
+	if n.buffered {
+		n.held = append(n.held, heldLine{stage: stage, text: text})
+		return
+	}
+	fmt.Fprint(n.out, text)
+}
+
+// chapter writes a chapter heading and its one-line explanation.
+func (n *narrator) chapter(num int, title, explanation string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.flushLocked()
+	head := fmt.Sprintf("== Chapter %d: %s ==", num, title)
+	if n.color {
+		head = tagColors[tagStory] + head + colorReset
+	}
+	fmt.Fprintf(n.out, "\n%s\n%s\n", head, explanation)
+}
+
+// say writes a plain line of prose.
+func (n *narrator) say(format string, args ...any) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.flushLocked()
+	fmt.Fprintf(n.out, format+"\n", args...)
+}
+
+func (n *narrator) write(stage int, tag, msg string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.lines++
+	label := fmt.Sprintf("%-16s", "["+tag+"]")
+	if n.color {
+		label = tagColors[tag] + label + colorReset
+	}
+	n.emitLocked(stage, fmt.Sprintf("%s%s %s\n", n.prefixLocked(), label, msg))
+	if n.lineDelay > 0 {
+		time.Sleep(n.lineDelay)
+	}
+}
+
+// count returns how many step lines were written.
+func (n *narrator) count() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.lines
+}
+
+func (n *narrator) prefixLocked() string {
+	if n.clock == nil {
+		return ""
+	}
+	return fmt.Sprintf("%7.3fs ", n.clock().Seconds())
+}
+
+// traceHandler is a slog.Handler that turns the informer's debug trace
+// (informer/trace.go: one record per object at steps 2-6) into narrated
+// lines for one resource. Other records show only in verbose mode.
+type traceHandler struct {
+	n    *narrator
+	kind string // "Foo", "Deployment"
+	// syncs, if set, counts popped Sync deltas (resyncs).
+	syncs *atomic.Int64
+}
+
+func (h traceHandler) Enabled(_ context.Context, level slog.Level) bool {
+	return level >= slog.LevelDebug
+}
+
+func (h traceHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h traceHandler) WithGroup(string) slog.Handler      { return h }
+
+func (h traceHandler) Handle(_ context.Context, r slog.Record) error {
+	attrs := map[string]slog.Value{}
+	r.Attrs(func(a slog.Attr) bool {
+		attrs[a.Key] = a.Value
+		return true
+	})
+	str := func(k string) string {
+		if v, ok := attrs[k]; ok {
+			return v.String()
+		}
+		return ""
+	}
+	obj := h.kind + " " + str("key")
+	switch {
+	case strings.HasPrefix(r.Message, "informer: step 2") && str("op") != "":
+		h.n.step(tagFIFO, "%s: %s delta queued", obj, deltaName(str("op")))
+	case strings.HasPrefix(r.Message, "informer: step 2"):
+		h.n.step(tagFIFO, "%s list: Replace(%s objects, rv %s): a Replaced delta each, a tombstone for every cached key not in the list",
+			h.kind, str("objects"), str("resourceVersion"))
+	case strings.HasPrefix(r.Message, "informer: step 3"):
+		var types []string
+		if v, ok := attrs["deltas"]; ok {
+			if s, ok := v.Any().([]string); ok {
+				types = s
+			}
+		}
+		if h.syncs != nil && slices.Contains(types, "Sync") {
+			h.syncs.Add(1)
+		}
+		initial := ""
+		if str("isInInitialList") == "true" {
+			initial = " (in the initial list)"
+		}
+		h.n.step(tagPop, "%s: popped deltas [%s]%s", obj, strings.Join(types, " "), initial)
+	case strings.HasPrefix(r.Message, "informer: steps 4-5"):
+		h.n.step(tagIndexer, "%s: %s in the cache", obj, cacheVerb(str("op")))
+	case strings.HasPrefix(r.Message, "informer: step 6"):
+		note := ""
+		if str("resync") == "true" {
+			note = " (same resourceVersion: a resync, only to handlers due one)"
+		}
+		h.n.step(tagHandler, "%s: dispatch On%s to %s handler(s)%s", obj, capitalize(str("notification")), str("handlers"), note)
+	default:
+		if h.n.verbose && r.Level >= slog.LevelInfo {
+			h.n.detail(stageProcess, "(%s informer log) %s", h.kind, r.Message)
+		}
+	}
+	return nil
+}
+
+func deltaName(op string) string {
+	switch op {
+	case "add":
+		return "Added"
+	case "update":
+		return "Updated"
+	case "delete":
+		return "Deleted"
+	}
+	return op
+}
+
+func cacheVerb(op string) string {
+	switch op {
+	case "add":
+		return "added"
+	case "update":
+		return "updated"
+	case "delete":
+		return "deleted"
+	}
+	return op
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -19,7 +19,7 @@ import (
 // Watch and every event on a watch. All of it goes through the gate.
 type narratedLW struct {
 	inner reflector.ListerWatcher
-	kind  string // Foo, Deployment
+	plural string // Foos, Deployments, configmaps
 	n     *narrator
 	g     *gate
 	id    int
@@ -28,15 +28,15 @@ type narratedLW struct {
 	lists, watches atomic.Int64 // calls made, for the story's checks
 }
 
-func newNarratedLW(inner reflector.ListerWatcher, kind string, n *narrator, g *gate, quiet bool) *narratedLW {
-	return &narratedLW{inner: inner, kind: kind, n: n, g: g, id: g.newWatcherID(), quiet: quiet}
+func newNarratedLW(inner reflector.ListerWatcher, plural string, n *narrator, g *gate, quiet bool) *narratedLW {
+	return &narratedLW{inner: inner, plural: plural, n: n, g: g, id: g.newWatcherID(), quiet: quiet}
 }
 
 func (l *narratedLW) say(format string, args ...any) {
 	if l.quiet && !l.n.verbose {
 		return
 	}
-	who := l.kind + "s"
+	who := l.plural
 	if l.quiet {
 		who += " (simulator's informer)"
 	}

@@ -122,3 +122,109 @@ func TestStepWaitsForEnterBeforeEachChapter(t *testing.T) {
 		assert.Equal(t, 4, strings.Count(out.String(), "press Enter"))
 	})
 }
+
+// TestHelpExplainsEveryFlagWithExamples checks that --help names every flag
+// and shows an example of each.
+// Diagram: none. client-go: none.
+func TestHelpExplainsEveryFlagWithExamples(t *testing.T) {
+	var out, errOut bytes.Buffer
+
+	err := run(t.Context(), []string{"--help"}, strings.NewReader(""), &out, &errOut)
+
+	require.NoError(t, err)
+	for _, f := range []string{"--scenario", "--list-scenarios", "--step", "--speed", "--no-color", "--verbose", "--server", "--kubeconfig", "--resource", "--namespace"} {
+		assert.GreaterOrEqual(t, strings.Count(out.String(), f), 2, "flag %s: described and shown in an example", f)
+	}
+	assert.Contains(t, out.String(), "NO_COLOR")
+}
+
+// TestListScenariosNamesEveryScenarioAndChapter lists the scenarios.
+// Diagram: none. client-go: none.
+func TestListScenariosNamesEveryScenarioAndChapter(t *testing.T) {
+	var out bytes.Buffer
+
+	err := run(t.Context(), []string{"--list-scenarios"}, strings.NewReader(""), &out, &out)
+
+	require.NoError(t, err)
+	for _, s := range scenarioChapters {
+		assert.Contains(t, out.String(), s.name)
+	}
+	for _, c := range chapters() {
+		assert.Contains(t, out.String(), c.title)
+	}
+}
+
+// TestBadFlagsAreUsageErrors checks that bad command lines fail fast with a
+// clear message and start nothing.
+// Diagram: none. client-go: none.
+func TestBadFlagsAreUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scenario", "nope"}, `unknown scenario "nope" (known: story, basics`},
+		{[]string{"--speed", "0"}, "--speed must be positive"},
+		{[]string{"--server", "http://x", "--kubeconfig", "k"}, "exclude each other"},
+		{[]string{"--resource", "a.b"}, "RESOURCE.VERSION.GROUP"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--bogus"}, "flag provided but not defined"},
+	} {
+		var out bytes.Buffer
+
+		err := run(t.Context(), tc.args, strings.NewReader(""), &out, &out)
+
+		var usage *usageError
+		require.ErrorAs(t, err, &usage, "%v", tc.args)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.Empty(t, out.String())
+	}
+}
+
+// TestColourOnlyOnATerminalWithoutNoColor checks when escape codes appear.
+// Diagram: none. client-go: none.
+func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		terminal bool
+		noColor  string
+		args     []string
+		want     bool
+	}{
+		{"terminal", true, "", nil, true},
+		{"pipe", false, "", nil, false},
+		{"NO_COLOR", true, "1", nil, false},
+		{"--no-color", true, "", []string{"--no-color"}, false},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			var out bytes.Buffer
+			e := deterministic()
+			e.terminal = tc.terminal
+			e.getenv = func(k string) string {
+				if k == "NO_COLOR" {
+					return tc.noColor
+				}
+				return ""
+			}
+
+			err := runWith(t.Context(), append([]string{"--scenario", "resync"}, tc.args...), strings.NewReader(""), &out, &out, e)
+
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, strings.Contains(out.String(), "\x1b["), tc.name)
+		})
+	}
+}
+
+// TestVerboseShowsObjectDiffs checks that --verbose adds the fields an
+// update changed.
+// Diagram: step 6. client-go: none.
+func TestVerboseShowsObjectDiffs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var out bytes.Buffer
+
+		err := runWith(t.Context(), []string{"--verbose", "--scenario", "basics"}, strings.NewReader(""), &out, &out, deterministic())
+
+		require.NoError(t, err)
+		assert.Contains(t, out.String(), "~ spec.replicas: 3 → 5")
+		assert.Contains(t, out.String(), "simulator's informer")
+	})
+}

@@ -82,7 +82,7 @@ func runRemote(ctx context.Context, o options, n *narrator, stdout io.Writer) er
 		return err
 	}
 	n.say("informerlab demo: no Foo CRD on %s, so this is watch-only narration of %s (steps 1-6). Change some %s; Ctrl-C stops.",
-		cfg.Server, gvr.String(), gvr.Resource)
+		cfg.Server, o.resource, gvr.Resource)
 	done := make(chan struct{})
 	go func() { defer close(done); inf.Run(ctx) }()
 	<-ctx.Done()

@@ -69,8 +69,8 @@ func newWorld(n *narrator, g *gate, lw informer.ListerWatcherFunc, api apiFunc, 
 		return informer.NewSharedIndexInformer(l, nil, resync, nil,
 			informer.WithLogger(logger), informer.WithReflectorOptions(ro))
 	}
-	w.fooLW = newNarratedLW(lw(fooGVR, ""), "Foo", n, g, false)
-	w.depLW = newNarratedLW(lw(deployGVR, ""), "Deployment", n, g, false)
+	w.fooLW = newNarratedLW(lw(fooGVR, ""), "Foos", n, g, false)
+	w.depLW = newNarratedLW(lw(deployGVR, ""), "Deployments", n, g, false)
 	w.fooInf = newInf(w.fooLW, "Foo", 0, slog.New(traceHandler{n: n, kind: "Foo"}))
 	w.depInf = newInf(w.depLW, "Deployment", resyncPeriod, slog.New(traceHandler{n: n, kind: "Deployment", syncs: w.resyncs}))
 	w.foos = informer.NewLister[*unstructured.Unstructured](w.fooInf.GetIndexer(), fooGVR.GroupResource())
@@ -98,7 +98,7 @@ func newWorld(n *narrator, g *gate, lw informer.ListerWatcherFunc, api apiFunc, 
 	w.fooCtl = ctl
 
 	if simulate {
-		w.simLW = newNarratedLW(lw(deployGVR, ""), "Deployment", n, g, true)
+		w.simLW = newNarratedLW(lw(deployGVR, ""), "Deployments", n, g, true)
 		w.simInf = newInf(w.simLW, "Deployment (simulator)", 0, quietLogger)
 		sim := &deploymentSimulator{n: n, api: api,
 			deployments: informer.NewLister[*unstructured.Unstructured](w.simInf.GetIndexer(), deployGVR.GroupResource())}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/fakeapi"
+)
+
+// waitOutput returns once out contains want, failing the test after a
+// deadline.
+func waitOutput(t *testing.T, seen <-chan struct{}, out *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !strings.Contains(out.String(), want) {
+		select {
+		case <-seen:
+		case <-deadline:
+			t.Fatalf("no %q in the transcript:\n%s", want, out.String())
+		}
+	}
+}
+
+func startRemote(t *testing.T, args []string) (cancel func() error, out *syncBuffer, seen chan struct{}) {
+	seen = make(chan struct{}, 1)
+	out = &syncBuffer{onWrite: func(string) {
+		select {
+		case seen <- struct{}{}:
+		default:
+		}
+	}}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, strings.NewReader(""), out, out) }()
+	return func() error {
+		stop()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("run did not return after cancel")
+			return nil
+		}
+	}, out, seen
+}
+
+// TestServerWithoutFooCRDNarratesOneResource runs demo --server against
+// fakeapi over HTTP, which has no Foo resource: it narrates the informer of
+// --resource (steps 1-6) and stops cleanly on cancel.
+// Diagram: steps 1-6. client-go: none.
+func TestServerWithoutFooCRDNarratesOneResource(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{})
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	defer srv.Close()
+
+	stop, out, seen := startRemote(t, []string{"--server", hs.URL, "--resource", "configmaps", "--no-color"})
+	waitOutput(t, seen, out, "configmaps: WATCH from rv")
+	cm := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "hello", "namespace": "default"},
+	}}
+	_, err := srv.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("default").
+		Create(context.Background(), cm, metav1.CreateOptions{})
+	require.NoError(t, err)
+	waitOutput(t, seen, out, "configmaps default/hello: handler called: OnAdd")
+
+	require.NoError(t, stop())
+	assert.Contains(t, out.String(), "watch-only narration")
+	assert.Contains(t, out.String(), "[2 → DeltaFIFO]  configmaps default/hello: Added delta queued")
+	assert.Contains(t, out.String(), "Interrupted")
+}
+
+// TestServerWithFooCRDRunsTheFooController runs demo --server against a
+// fakeapi that serves Foos: the Foo controller reconciles a new Foo over
+// HTTP and creates its Deployment.
+// Diagram: steps 1-9. client-go: none.
+func TestServerWithFooCRDRunsTheFooController(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{})
+	for _, info := range []fakeapi.ResourceInfo{
+		{GVR: fooGVR, Kind: "Foo", Namespaced: true, HasStatus: true},
+		{GVR: deployGVR, Kind: "Deployment", Namespaced: true, HasStatus: true},
+	} {
+		require.NoError(t, srv.Register(info))
+	}
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	defer srv.Close()
+
+	stop, out, seen := startRemote(t, []string{"--server", hs.URL, "--no-color"})
+	waitOutput(t, seen, out, "Deployments: WATCH from rv")
+	_, err := srv.Resource(fooGVR).Namespace(ns).Create(context.Background(), newFoo(ns, "web", "web", 2), metav1.CreateOptions{})
+	require.NoError(t, err)
+	waitOutput(t, seen, out, "foo-controller: CREATE Deployment default/web")
+
+	require.NoError(t, stop())
+	dep, err := srv.Resource(deployGVR).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "web", objectKey(dep)[len("default/"):])
+	assert.Contains(t, out.String(), "Interrupted")
+}
+
+// TestServerUnreachableIsAnError points --server at a closed port.
+// Diagram: step 1. client-go: none.
+func TestServerUnreachableIsAnError(t *testing.T) {
+	hs := httptest.NewServer(nil)
+	url := hs.URL
+	hs.Close()
+
+	err := run(t.Context(), []string{"--server", url}, strings.NewReader(""), &syncBuffer{}, &syncBuffer{})
+
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "demo: cannot reach the API server")
+}

@@ -18,12 +18,12 @@ import (
 // narratedLW wraps a ListerWatcher to narrate step 1: every List, every
 // Watch and every event on a watch. All of it goes through the gate.
 type narratedLW struct {
-	inner reflector.ListerWatcher
+	inner  reflector.ListerWatcher
 	plural string // Foos, Deployments, configmaps
-	n     *narrator
-	g     *gate
-	id    int
-	quiet bool // a helper's informer: narrated in verbose mode only
+	n      *narrator
+	g      *gate
+	id     int
+	quiet  bool // a helper's informer: narrated in verbose mode only
 
 	lists, watches atomic.Int64 // calls made, for the story's checks
 }

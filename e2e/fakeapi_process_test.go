@@ -3,6 +3,8 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // deadline bounds every wait on a real process or socket.
@@ -55,6 +58,7 @@ type fakeapiProcess struct {
 	URL        string
 	Token      string
 	Kubeconfig string
+	client     *http.Client  // trusts the server's certificate (with --tls)
 	logs       *lockedBuffer // the process's stderr: one line per request and fault
 }
 
@@ -115,14 +119,35 @@ func startFakeapi(t *testing.T, extra ...string) *fakeapiProcess {
 	case <-time.After(deadline):
 		require.FailNowf(t, "fakeapi printed no URL", "logs:\n%s", p.logs)
 	}
-	waitReady(t, p.URL)
+	p.client = httpClientFor(t, p.Kubeconfig)
+	waitReady(t, p.client, p.URL)
 	return p
+}
+
+// httpClientFor returns a plain HTTP client that trusts the CA of the
+// kubeconfig's current cluster, if it has one (fakeapi --tls).
+func httpClientFor(t *testing.T, kubeconfig string) *http.Client {
+	t.Helper()
+	kc, err := clientcmd.LoadFromFile(kubeconfig)
+	require.NoError(t, err)
+	kctx := kc.Contexts[kc.CurrentContext]
+	require.NotNil(t, kctx, "kubeconfig has its current context %q", kc.CurrentContext)
+	cluster := kc.Clusters[kctx.Cluster]
+	require.NotNil(t, cluster)
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	if len(cluster.CertificateAuthorityData) > 0 {
+		pool := x509.NewCertPool()
+		require.True(t, pool.AppendCertsFromPEM(cluster.CertificateAuthorityData))
+		transport.TLSClientConfig = &tls.Config{RootCAs: pool}
+	}
+	t.Cleanup(transport.CloseIdleConnections)
+	return &http.Client{Transport: transport}
 }
 
 // waitReady polls url/readyz until it answers 200 "ok", failing the test at
 // the deadline. Each poll waits for the previous answer, so there is no
 // fixed sleep; a refused connection is retried after a short backoff.
-func waitReady(t *testing.T, url string) {
+func waitReady(t *testing.T, client *http.Client, url string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), deadline)
 	defer cancel()
@@ -130,7 +155,7 @@ func waitReady(t *testing.T, url string) {
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/readyz", nil)
 		require.NoError(t, err)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
@@ -168,7 +193,7 @@ func (p *fakeapiProcess) do(t *testing.T, method, path, contentType, body string
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := p.client.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)

@@ -24,13 +24,14 @@ var listModes = []struct {
 // SharedInformer for ConfigMaps against cmd/fakeapi: its initial list
 // reaches OnAdd with isInInitialList, live create/update/delete reach
 // OnAdd/OnUpdate/OnDelete in order, objects in other namespaces never
-// appear, and the cache ends equal to the server.
+// appear, and the cache ends equal to the server. The server runs with
+// --tls and --token, as a real cluster does.
 // Diagram: steps 1-6. client-go: informers.SharedInformerFactory, tools/cache.SharedIndexInformer.
 func TestClientGoInformerSyncsAndFollowsLiveChanges(t *testing.T) {
 	for _, mode := range listModes {
 		t.Run(mode.name, func(t *testing.T) {
 			withWatchList(t, mode.watchList)
-			p := startFakeapi(t)
+			p := startFakeapi(t, "--tls", "--token", "e2e-secret")
 			cs := newClientset(t, p)
 			createConfigMap(t, cs, "default", "a", map[string]string{"v": "1"})
 			createConfigMap(t, cs, "default", "b", nil)

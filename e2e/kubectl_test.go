@@ -265,3 +265,27 @@ func TestKubectlGetOutputYAMLShowsTheStoredObject(t *testing.T) {
 	assert.Equal(t, created.ResourceVersion, got.ResourceVersion)
 	assert.WithinDuration(t, time.Now(), got.CreationTimestamp.Time, time.Minute)
 }
+
+// TestKubectlSendsTheTokenOverTLS runs fakeapi with --tls and --token:
+// kubectl verifies the server against the kubeconfig's
+// certificate-authority-data and sends the token, and the same kubeconfig
+// with a wrong token is refused as Unauthorized. (kubectl sends no token to
+// an http server, which is why --token goes with --tls.)
+// Diagram: API. client-go: tools/clientcmd (credentials only over TLS), rest.Config.BearerToken.
+func TestKubectlSendsTheTokenOverTLS(t *testing.T) {
+	p := startFakeapi(t, "--tls", "--token", "e2e-secret")
+	require.True(t, strings.HasPrefix(p.URL, "https://"), p.URL)
+	createConfigMap(t, newClientset(t, p), "default", "secured", nil)
+	k := newKubectl(t, p)
+	data, err := os.ReadFile(p.Kubeconfig)
+	require.NoError(t, err)
+	wrong := filepath.Join(t.TempDir(), "wrong-token")
+	require.NoError(t, os.WriteFile(wrong, bytes.Replace(data, []byte("e2e-secret"), []byte("not-it"), 1), 0o600))
+
+	out := k.mustRun("get", "configmaps")
+	_, refused, err := (&kubectl{t: t, kubeconfig: wrong, cacheDir: t.TempDir()}).run("get", "configmaps")
+
+	assert.Equal(t, []string{"secured"}, rows(t, out))
+	require.Error(t, err)
+	assert.Contains(t, refused, "error: You must be logged in to the server")
+}

@@ -16,8 +16,10 @@
 //     request, per fault, per cut-off watch).
 //  3. The listener is opened (127.0.0.1:8080 by default: loopback only, so
 //     nothing outside this machine can reach the server unless --addr says
-//     otherwise). With --write-kubeconfig, a kubeconfig naming the actual
-//     address (useful with port 0) and the token is written.
+//     otherwise). With --tls it serves https with a self-signed certificate
+//     made at start. With --write-kubeconfig, a kubeconfig naming the actual
+//     address (useful with port 0), the certificate and the token is
+//     written.
 //  4. The listening URL is printed on stdout, then requests are served.
 //  5. On SIGINT or SIGTERM the listener closes, the fakeapi server is closed
 //     (open watches end, so kubectl get -w and informers see the stream end),
@@ -32,7 +34,9 @@
 //	curl -X POST http://127.0.0.1:8080/admin/faults/close-watches
 //
 // kubectl needs --validate=false for create -f and apply -f because fakeapi
-// serves no OpenAPI schema. The fault endpoints under /admin/ are described
+// serves no OpenAPI schema. kubectl, like every client client-go builds from
+// a kubeconfig, sends a bearer token only to an https server: --token is
+// meant to be used with --tls. The fault endpoints under /admin/ are described
 // in docs/fakeapi.md.
 //
 // # Read next

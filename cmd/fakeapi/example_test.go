@@ -15,6 +15,9 @@ func Example_help() {
 	// (127.0.0.1) unless --addr says otherwise. Faults are injected through the
 	// /admin/ endpoints (docs/fakeapi.md). SIGINT or SIGTERM shuts it down.
 	//
+	// kubectl and other kubeconfig-based clients send a token only over https:
+	// use --tls together with --token.
+	//
 	// Usage:
 	//   fakeapi [flags]
 	//
@@ -27,10 +30,12 @@ func Example_help() {
 	//         watch history window, in events; a watch from an older resourceVersion gets 410 Expired (default 1000)
 	//   --log-level level
 	//         log level on stderr: debug, info, warn or error (info logs every request) (default info)
+	//   --tls
+	//         serve https with a self-signed certificate made at start (the kubeconfig carries it); kubectl sends --token only over https
 	//   --token token
 	//         bearer token every API request must carry (401 without it); empty means no authentication
 	//   --write-kubeconfig path
-	//         write a kubeconfig for this server (URL, token, context) to path, for kubectl --kubeconfig
+	//         write a kubeconfig for this server (URL, certificate, token, context) to path, for kubectl --kubeconfig
 	//
 	// Examples:
 	//   # Serve on 127.0.0.1:8080 and write a kubeconfig for kubectl and demo:
@@ -40,8 +45,8 @@ func Example_help() {
 	//   # kubectl create -f needs --validate=false (fakeapi serves no OpenAPI):
 	//   kubectl --kubeconfig /tmp/fakeapi.kubeconfig create --validate=false -f cm.yaml
 	//
-	//   # Require a token, pick a free port, keep a tiny history so 410s come fast:
-	//   fakeapi --addr 127.0.0.1:0 --token s3cret --history 10 --write-kubeconfig kc.yaml
+	//   # https and a token, a free port, a tiny history so 410s come fast:
+	//   fakeapi --addr 127.0.0.1:0 --tls --token s3cret --history 10 --write-kubeconfig kc.yaml
 	//
 	//   # Bookmarks every 5 seconds, debug logging:
 	//   fakeapi --bookmark-interval 5s --log-level debug

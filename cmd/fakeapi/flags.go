@@ -19,6 +19,7 @@ type config struct {
 	history          int
 	bookmarkInterval time.Duration
 	kubeconfig       string
+	tls              bool
 	logLevel         slog.Level
 	logLevelText     string // the --log-level flag, parsed into logLevel
 }
@@ -43,8 +44,10 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		"watch history window, in `events`; a watch from an older resourceVersion gets 410 Expired")
 	fs.DurationVar(&cfg.bookmarkInterval, "bookmark-interval", fakeapi.DefaultBookmarkInterval,
 		"how often watches that allow bookmarks get a BOOKMARK event; negative disables them")
+	fs.BoolVar(&cfg.tls, "tls", false,
+		"serve https with a self-signed certificate made at start (the kubeconfig carries it); kubectl sends --token only over https")
 	fs.StringVar(&cfg.kubeconfig, "write-kubeconfig", "",
-		"write a kubeconfig for this server (URL, token, context) to `path`, for kubectl --kubeconfig")
+		"write a kubeconfig for this server (URL, certificate, token, context) to `path`, for kubectl --kubeconfig")
 	fs.StringVar(&cfg.logLevelText, "log-level", "info",
 		"log `level` on stderr: debug, info, warn or error (info logs every request)")
 	return fs
@@ -90,6 +93,9 @@ connect to it. It keeps everything in memory and listens on loopback
 (127.0.0.1) unless --addr says otherwise. Faults are injected through the
 /admin/ endpoints (docs/fakeapi.md). SIGINT or SIGTERM shuts it down.
 
+kubectl and other kubeconfig-based clients send a token only over https:
+use --tls together with --token.
+
 Usage:
   fakeapi [flags]
 
@@ -105,8 +111,8 @@ Examples:
   # kubectl create -f needs --validate=false (fakeapi serves no OpenAPI):
   kubectl --kubeconfig /tmp/fakeapi.kubeconfig create --validate=false -f cm.yaml
 
-  # Require a token, pick a free port, keep a tiny history so 410s come fast:
-  fakeapi --addr 127.0.0.1:0 --token s3cret --history 10 --write-kubeconfig kc.yaml
+  # https and a token, a free port, a tiny history so 410s come fast:
+  fakeapi --addr 127.0.0.1:0 --tls --token s3cret --history 10 --write-kubeconfig kc.yaml
 
   # Bookmarks every 5 seconds, debug logging:
   fakeapi --bookmark-interval 5s --log-level debug
@@ -124,13 +130,13 @@ func printUsage(w io.Writer) {
 	fmt.Fprint(w, usageHeader)
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
-		fmt.Fprintf(w, "  --%s %s\n        %s%s\n", f.Name, name, usage, defaultText(f))
+		fmt.Fprintf(w, "  %s\n        %s%s\n", strings.TrimSpace("--"+f.Name+" "+name), usage, defaultText(f))
 	})
 	fmt.Fprint(w, usageExamples)
 }
 
 func defaultText(f *flag.Flag) string {
-	if f.DefValue == "" {
+	if f.DefValue == "" || f.DefValue == "false" {
 		return ""
 	}
 	return " (default " + f.DefValue + ")"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"fmt"
 	"os"
 
@@ -21,7 +22,8 @@ type kubeconfig struct {
 type namedCluster struct {
 	Name    string `yaml:"name"`
 	Cluster struct {
-		Server string `yaml:"server"`
+		Server                   string `yaml:"server"`
+		CertificateAuthorityData string `yaml:"certificate-authority-data,omitempty"`
 	} `yaml:"cluster"`
 }
 
@@ -45,13 +47,17 @@ type namedContext struct {
 const kubeconfigName = "fakeapi"
 
 // writeKubeconfig writes a kubeconfig whose current context points at
-// server, with the bearer token if one is set and namespace "default".
-// The file is created with mode 0600, as it may hold the token.
-func writeKubeconfig(path, server, token string) error {
+// server, with the server's certificate (PEM) as its CA if caPEM is not
+// empty, the bearer token if one is set, and namespace "default". The file
+// is created with mode 0600, as it may hold the token.
+func writeKubeconfig(path, server, token string, caPEM []byte) error {
 	kc := kubeconfig{APIVersion: "v1", Kind: "Config", CurrentContext: kubeconfigName}
 	var c namedCluster
 	c.Name = kubeconfigName
 	c.Cluster.Server = server
+	if len(caPEM) > 0 {
+		c.Cluster.CertificateAuthorityData = base64.StdEncoding.EncodeToString(caPEM)
+	}
 	var u namedUser
 	u.Name = kubeconfigName
 	u.User.Token = token

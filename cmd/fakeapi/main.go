@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -63,13 +64,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("fakeapi: listen on %s: %w", cfg.addr, err)
 	}
-	url := serverURL(ln.Addr())
+	scheme := "http"
+	var caPEM []byte
+	if cfg.tls {
+		var cert tls.Certificate
+		cert, caPEM, err = selfSignedCert(ln.Addr().(*net.TCPAddr).IP)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		scheme = "https"
+	}
+	url := serverURL(scheme, ln.Addr())
 	if cfg.kubeconfig != "" {
-		if err := writeKubeconfig(cfg.kubeconfig, url, cfg.token); err != nil {
+		if err := writeKubeconfig(cfg.kubeconfig, url, cfg.token, caPEM); err != nil {
 			ln.Close()
 			return err
 		}
 		logger.Info("fakeapi: wrote kubeconfig", "path", cfg.kubeconfig)
+	}
+	if cfg.token != "" && !cfg.tls {
+		logger.Warn("fakeapi: --token without --tls: kubectl and kubeconfig-based client-go clients send no token to an http server, so they get 401; add --tls")
 	}
 	if !isLoopback(ln.Addr()) {
 		logger.Warn("fakeapi: listening beyond loopback; anyone who can reach this address can use the API",
@@ -112,16 +128,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // serverURL is the URL clients should use for a listener: an unspecified
 // host (":8080", "0.0.0.0:8080") is reached through 127.0.0.1.
-func serverURL(addr net.Addr) string {
+func serverURL(scheme string, addr net.Addr) string {
 	tcp, ok := addr.(*net.TCPAddr)
 	if !ok {
-		return "http://" + addr.String()
+		return scheme + "://" + addr.String()
 	}
 	ip := tcp.IP
 	if ip == nil || ip.IsUnspecified() {
 		ip = net.IPv4(127, 0, 0, 1)
 	}
-	return "http://" + net.JoinHostPort(ip.String(), fmt.Sprint(tcp.Port))
+	return scheme + "://" + net.JoinHostPort(ip.String(), fmt.Sprint(tcp.Port))
 }
 
 func isLoopback(addr net.Addr) bool {

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -147,8 +150,8 @@ func TestHelpPrintsDescriptionFlagsAndExamples(t *testing.T) {
 			require.NoError(t, err)
 			help := stdout.String()
 			assert.Contains(t, help, "in-memory Kubernetes API server")
-			for _, flag := range []string{"--addr", "--token", "--history", "--bookmark-interval", "--write-kubeconfig", "--log-level"} {
-				assert.Contains(t, help, "  "+flag+" ", "flag %s is listed", flag)
+			for _, flag := range []string{"--addr", "--tls", "--token", "--history", "--bookmark-interval", "--write-kubeconfig", "--log-level"} {
+				assert.Contains(t, help, "\n  "+flag, "flag %s is listed", flag)
 			}
 			assert.Contains(t, help, "(default 127.0.0.1:8080)")
 			assert.Contains(t, help, "loopback")
@@ -274,6 +277,55 @@ func TestWritesKubeconfigThatConnects(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, code)
 	code, _ = get(t, s.url+"/api/v1/namespaces/default/configmaps", "s3cret")
 	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, s.stderr.String(), "--token without --tls", "warned that kubectl will not send the token")
+}
+
+// TestTLSServesHTTPSWithTheCertificateInTheKubeconfig checks --tls: the URL
+// is https, the kubeconfig's certificate-authority-data is the server's
+// certificate (a client built from it verifies the server and sends the
+// token), a client that does not trust it is refused, and the token is
+// still required.
+// Diagram: step 1. client-go: tools/clientcmd (token sent only over https).
+func TestTLSServesHTTPSWithTheCertificateInTheKubeconfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	s := startRun(t, "--addr", "127.0.0.1:0", "--tls", "--token", "s3cret", "--write-kubeconfig", path)
+	require.True(t, strings.HasPrefix(s.url, "https://127.0.0.1:"), "url %q", s.url)
+
+	var raw struct {
+		Clusters []struct {
+			Cluster struct {
+				CAData string `yaml:"certificate-authority-data"`
+			} `yaml:"cluster"`
+		} `yaml:"clusters"`
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &raw))
+	require.Len(t, raw.Clusters, 1)
+	caPEM, err := base64.StdEncoding.DecodeString(raw.Clusters[0].Cluster.CAData)
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(caPEM), "certificate-authority-data is a PEM certificate")
+	cfg, err := client.LoadKubeconfig(path)
+	require.NoError(t, err)
+	c, err := client.New(cfg, nil)
+	require.NoError(t, err)
+
+	_, err = c.Resource(configMaps).Namespace("default").List(t.Context(), metav1.ListOptions{})
+	require.NoError(t, err, "a client from the kubeconfig verifies the server and sends the token")
+	_, err = http.Get(s.url + "/readyz")
+	var unknownAuthority x509.UnknownAuthorityError
+	assert.ErrorAs(t, err, &unknownAuthority, "a client without the certificate does not trust the server")
+	trusting := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	defer trusting.CloseIdleConnections()
+	resp, err := trusting.Get(s.url + "/api/v1/namespaces/default/configmaps")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "the token is still required")
+	resp, err = trusting.Get(strings.Replace(s.url, "127.0.0.1", "localhost", 1) + "/readyz")
+	require.NoError(t, err, "the certificate also names localhost")
+	resp.Body.Close()
+	assert.NotContains(t, s.stderr.String(), "--token without --tls")
 }
 
 // TestKubeconfigWithoutTokenHasNoToken checks that without --token the
@@ -341,7 +393,7 @@ func TestServerURLUsesLoopbackForUnspecifiedHosts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.addr), func(t *testing.T) {
-			assert.Equal(t, tt.want, serverURL(tt.addr))
+			assert.Equal(t, tt.want, serverURL("http", tt.addr))
 		})
 	}
 }

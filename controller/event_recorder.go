@@ -258,7 +258,7 @@ func (b *EventBroadcaster) record(component string, obj Object, eventtype, reaso
 		err = fmt.Errorf("type %q is neither %s nor %s", eventtype, EventTypeNormal, EventTypeWarning)
 	}
 	if err != nil {
-		b.drop("invalid event", "reason", reason, "err", err)
+		b.drop(true, "invalid event", "reason", reason, "err", err)
 		return
 	}
 	key := eventKey{component: component, object: ref, eventtype: eventtype, reason: reason, message: message}
@@ -267,7 +267,7 @@ func (b *EventBroadcaster) record(component string, obj Object, eventtype, reaso
 	switch pe, waiting := b.pending[key]; {
 	case b.stopped:
 		b.mu.Unlock()
-		b.drop("event recorded after the broadcaster stopped", "reason", reason, "object", ref.Name)
+		b.drop(false, "event recorded after the broadcaster stopped", "reason", reason, "object", ref.Name)
 		return
 	case waiting:
 		pe.count++
@@ -275,7 +275,7 @@ func (b *EventBroadcaster) record(component string, obj Object, eventtype, reaso
 		pe.resourceVersion = obj.GetResourceVersion()
 	case len(b.pending)+b.inFlight >= b.bufferSize:
 		b.mu.Unlock()
-		b.drop("event buffer full", "reason", reason, "object", ref.Name, "bufferSize", b.bufferSize)
+		b.drop(false, "event buffer full", "reason", reason, "object", ref.Name, "bufferSize", b.bufferSize)
 		return
 	default:
 		b.pending[key] = &pendingEvent{key: key, resourceVersion: obj.GetResourceVersion(), count: 1, first: now, last: now}
@@ -290,14 +290,15 @@ func (b *EventBroadcaster) record(component string, obj Object, eventtype, reaso
 	}
 }
 
-// drop counts a refused Event call, and logs it when the count of drops
-// is a power of two, so a flood of drops is a handful of lines.
-func (b *EventBroadcaster) drop(msg string, args ...any) {
+// drop counts a refused Event call and logs it: always if asked (a
+// programming error), else when the count of drops is a power of two, so
+// a flood of drops is a handful of lines.
+func (b *EventBroadcaster) drop(always bool, msg string, args ...any) {
 	b.mu.Lock()
 	b.stats.Dropped++
 	n := b.stats.Dropped
 	b.mu.Unlock()
-	if bits.OnesCount64(uint64(n)) == 1 {
+	if always || bits.OnesCount64(uint64(n)) == 1 {
 		b.logger.Warn("event dropped: "+msg, append(args, "droppedSoFar", n)...)
 	}
 }
@@ -315,4 +316,31 @@ func (b *EventBroadcaster) reference(obj Object) (objectReference, error) {
 		APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
 		Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(),
 	}, nil
+}
+
+// checkInvariants checks the invariants written on EventBroadcaster.
+func (b *EventBroadcaster) checkInvariants() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.queue) != len(b.pending) {
+		return fmt.Errorf("controller: events: %d keys queued, %d pending", len(b.queue), len(b.pending))
+	}
+	pendingCalls := 0
+	for _, key := range b.queue {
+		pe, ok := b.pending[key]
+		if !ok || pe.key != key {
+			return fmt.Errorf("controller: events: queued key %v is not pending", key)
+		}
+		pendingCalls += pe.count
+	}
+	if n := len(b.pending) + b.inFlight; n > b.bufferSize {
+		return fmt.Errorf("controller: events: %d events held, more than the buffer's %d", n, b.bufferSize)
+	}
+	if b.counted < pendingCalls || (b.inFlight == 0 && b.counted != pendingCalls) {
+		return fmt.Errorf("controller: events: %d calls counted, %d pending, %d events in flight", b.counted, pendingCalls, b.inFlight)
+	}
+	if s := b.stats; s.Recorded != s.Written+s.Failed+int64(b.counted) {
+		return fmt.Errorf("controller: events: recorded %d != written %d + failed %d + pending %d", s.Recorded, s.Written, s.Failed, b.counted)
+	}
+	return nil
 }

@@ -21,3 +21,6 @@ func (m *Manager) HealthHandler() http.Handler { return m.healthHandler() }
 
 // WithLogger gives tests that start sources by hand a quiet logger.
 var WithLogger = withLogger
+
+// CheckInvariants checks the broadcaster's invariants.
+func (b *EventBroadcaster) CheckInvariants() error { return b.checkInvariants() }

@@ -1,0 +1,128 @@
+package controller_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/informerlab/informerlab/controller"
+)
+
+// TestWalkthroughStaleReadAfterWrite follows one write from a reconciler
+// to the API server and, later, back into the cache, and shows the read in
+// between returning the old object; then the fix, waiting for the cache to
+// reach the resourceVersion the write returned; then what happens when the
+// cache never gets there. The watch is held (fakeapi HangWatches) to make
+// the window wide and exact; without it the window is short, but the same.
+// Run it with -v to read the story.
+// Diagram: steps 1-5 then 9. client-go: the Kubernetes 1.36 staleness mitigation (KEP-5647), per object.
+func TestWalkthroughStaleReadAfterWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		m := newClientManager(t, newCountingAPI(srv), controller.ManagerOptions{})
+		create(t, srv, cmWith("a", "config", map[string]any{"replicas": "1"}))
+		runManager(t, m)
+		synctest.Wait()
+		c := m.GetClient()
+		ctx := t.Context()
+		read := func(r controller.Reader) *unstructured.Unstructured {
+			got := exampleCM()
+			require.NoError(t, r.Get(ctx, key("a", "config"), got))
+			return got
+		}
+
+		t.Log("1. The reconciler reads the object from the cache and writes a change to the API server.")
+		cm := read(c)
+		srv.HangWatches(true) // the write's watch event is on its way, slowly
+		cm.Object["data"] = map[string]any{"replicas": "2"}
+		require.NoError(t, c.Update(ctx, cm))
+		t.Logf("   the API server now holds replicas=2 at resourceVersion %s", cm.GetResourceVersion())
+
+		t.Log("2. It reads again at once, from the cache, which has not seen the write: the read is stale.")
+		stale := read(c)
+		fresh := read(m.GetAPIReader())
+		t.Logf("   cache: replicas=%s at resourceVersion %s; API server: replicas=%s", data(t, stale)["replicas"], stale.GetResourceVersion(), data(t, fresh)["replicas"])
+		assert.Equal(t, "1", data(t, stale)["replicas"], "stale")
+		assert.Equal(t, "2", data(t, fresh)["replicas"], "the API reader bypasses the cache")
+
+		t.Log("3. The fix: wait until the cache holds the object at the resourceVersion the write returned.")
+		began := time.Now()
+		time.AfterFunc(3*time.Second, func() { srv.HangWatches(false) })
+		require.NoError(t, c.WaitForResourceVersion(ctx, cm))
+		t.Logf("   the watch event arrived after %s; the wait returned then", time.Since(began))
+		assert.Equal(t, 3*time.Second, time.Since(began))
+
+		t.Log("4. Now a read from the cache sees the write.")
+		caughtUp := read(c)
+		assert.Equal(t, "2", data(t, caughtUp)["replicas"])
+		assert.Equal(t, cm.GetResourceVersion(), caughtUp.GetResourceVersion())
+
+		t.Log("5. A cache that never catches up is an error after DefaultCacheWaitTimeout, not a stuck worker.")
+		srv.HangWatches(true)
+		cm.Object["data"] = map[string]any{"replicas": "3"}
+		require.NoError(t, c.Update(ctx, cm))
+		began = time.Now()
+		err := c.WaitForResourceVersion(ctx, cm)
+		t.Logf("   after %s: %v", time.Since(began), err)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.ErrorContains(t, err, "the cache of configmaps has not caught up with resourceVersion "+cm.GetResourceVersion()+" of a/config (it has resourceVersion "+caughtUp.GetResourceVersion()+")")
+		assert.Equal(t, controller.DefaultCacheWaitTimeout, time.Since(began))
+		srv.HangWatches(false)
+	})
+}
+
+// TestStaleCacheCreatesDuplicateChildUnlessReconcilerWaits: a reconciler
+// that creates a child (generateName) when it finds none in the cache
+// creates two if it runs again before the cache has seen the first — the
+// ReplicaSet-creates-too-many-Pods bug. Waiting for the child's
+// resourceVersion after creating it makes the second run see it.
+// Diagram: steps 9 then 1-5. client-go: the Kubernetes 1.36 staleness mitigation (ReplicaSet controller).
+func TestStaleCacheCreatesDuplicateChildUnlessReconcilerWaits(t *testing.T) {
+	for _, wait := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			srv := newServer(t)
+			m := newClientManager(t, newCountingAPI(srv), controller.ManagerOptions{})
+			runManager(t, m)
+			synctest.Wait()
+			c := m.GetClient()
+			ctx := t.Context()
+			reconcile := func() error {
+				children := cmList()
+				if err := c.List(ctx, children, controller.InNamespace("a"), controller.MatchingLabels{"owner": "parent"}); err != nil {
+					return err
+				}
+				if len(children.Items) > 0 {
+					return nil
+				}
+				child := newCM("a", "")
+				child.SetGenerateName("child-")
+				child.SetLabels(map[string]string{"owner": "parent"})
+				if err := c.Create(ctx, child); err != nil {
+					return err
+				}
+				if wait {
+					return c.WaitForResourceVersion(ctx, child)
+				}
+				return nil
+			}
+
+			srv.HangWatches(true)
+			time.AfterFunc(time.Second, func() { srv.HangWatches(false) })
+			require.NoError(t, reconcile())
+			require.NoError(t, reconcile())
+			time.Sleep(2 * time.Second)
+			synctest.Wait()
+
+			onServer, err := srv.Resource(cmGVR).Namespace("a").List(ctx, metav1.ListOptions{LabelSelector: "owner=parent"})
+			require.NoError(t, err)
+			want := map[bool]int{false: 2, true: 1}[wait]
+			assert.Len(t, onServer.(*unstructured.UnstructuredList).Items, want, "wait=%t", wait)
+		})
+	}
+}

@@ -1,0 +1,229 @@
+package samplecontroller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/informerlab/informerlab/controller"
+)
+
+// The Foo controller's writes. Each goes through write, which tells the
+// Observer about it.
+
+// write runs one API write and reports it.
+func (r *FooReconciler) write(verb, resource, ns, name, detail string, do func() error) error {
+	err := do()
+	if r.obs != nil {
+		r.obs(Event{Step: StepAPIWrite, Controller: FooControllerName, Resource: resource,
+			Key: ns + "/" + name, Verb: verb, Detail: detail, Err: err})
+	}
+	return err
+}
+
+// updateStatus sets foo's status to available replicas and cond, for its
+// current generation, and writes it through the status subresource if
+// that changed anything. Writing an unchanged status would cost an API
+// call and a watch event for every Reconcile.
+func (r *FooReconciler) updateStatus(ctx context.Context, foo *Foo, available int32, cond metav1.Condition) error {
+	var status FooStatus
+	foo.Status.DeepCopyInto(&status)
+	status.AvailableReplicas = available
+	status.ObservedGeneration = foo.Generation
+	meta.SetStatusCondition(&status.Conditions, cond)
+	if equality.Semantic.DeepEqual(status, foo.Status) {
+		return nil
+	}
+	foo.Status = status
+	detail := fmt.Sprintf("availableReplicas %d, %s=%s (%s)", available, cond.Type, cond.Status, cond.Reason)
+	return r.write("update status", "foos", foo.Namespace, foo.Name, detail, func() error {
+		// The whole Foo goes, with the resourceVersion it was read at: if
+		// the Foo changed since, 409 Conflict, and the retry reads it again.
+		before := foo.ResourceVersion
+		out, err := r.api(FoosGVR, foo.Namespace).UpdateStatus(ctx, foo, metav1.UpdateOptions{})
+		if err != nil {
+			return err
+		}
+		if err := assign(foo, out); err != nil {
+			return err
+		}
+		r.own.wrote(before, foo)
+		return nil
+	})
+}
+
+// createDeployment creates foo's Deployment, controlled by foo.
+func (r *FooReconciler) createDeployment(ctx context.Context, foo *Foo, replicas int32) (*Deployment, error) {
+	dep := newDeployment(foo, replicas, r.image)
+	detail := fmt.Sprintf("replicas %d, controlled by foo %s", replicas, foo.Name)
+	err := r.write("create", "deployments", dep.Namespace, dep.Name, detail, func() error {
+		out, err := r.api(DeploymentsGVR, dep.Namespace).Create(ctx, dep, metav1.CreateOptions{})
+		if err != nil {
+			// AlreadyExists: the cache had not seen it yet (a stale read
+			// after our own create, or someone else's). The retry reads a
+			// fresher cache.
+			return err
+		}
+		return assign(dep, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dep, nil
+}
+
+// newDeployment returns the Deployment foo asks for: replicas pods of one
+// nginx container, selected by the labels app=nginx and controller=<foo>,
+// with a controller owner reference to foo.
+//
+// client-go: sample-controller controller.go (newDeployment).
+func newDeployment(foo *Foo, replicas int32, image string) *Deployment {
+	labels := func() map[string]string { return map[string]string{"app": "nginx", "controller": foo.Name} }
+	return &Deployment{
+		TypeMeta: metav1.TypeMeta{APIVersion: DeploymentGVK.GroupVersion().String(), Kind: DeploymentGVK.Kind},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      foo.Spec.DeploymentName,
+			Namespace: foo.Namespace,
+			// controller: true and blockOwnerDeletion: true. The first
+			// says the Foo manages it (IsControlledBy, EnqueueRequestForOwner
+			// with OnlyControllerOwner); with both, the garbage collector
+			// deletes it after the Foo.
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(foo, FooGVK)},
+		},
+		Spec: DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels()},
+			Template: PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels()},
+				Spec:       PodSpec{Containers: []Container{{Name: "nginx", Image: image}}},
+			},
+		},
+	}
+}
+
+// scaleDeployment sets dep's spec.replicas with a merge patch that carries
+// nothing else but the resourceVersion it was read at.
+func (r *FooReconciler) scaleDeployment(ctx context.Context, dep *Deployment, replicas int32) (*Deployment, error) {
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": dep.ResourceVersion},
+		"spec":     map[string]any{"replicas": replicas},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("samplecontroller: %w", err)
+	}
+	from := "unset"
+	if dep.Spec.Replicas != nil {
+		from = fmt.Sprint(*dep.Spec.Replicas)
+	}
+	scaled := &Deployment{}
+	err = r.write("patch", "deployments", dep.Namespace, dep.Name, fmt.Sprintf("replicas %s -> %d", from, replicas), func() error {
+		out, err := r.api(DeploymentsGVR, dep.Namespace).Patch(ctx, dep.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		if err != nil {
+			return err
+		}
+		return assign(scaled, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scaled, nil
+}
+
+// updateFinalizers writes obj's metadata.finalizers with a merge patch,
+// for the controller.Finalizer, and updates obj from the answer (its new
+// resourceVersion is what the status write must carry).
+func (r *FooReconciler) updateFinalizers(ctx context.Context, obj controller.Object) error {
+	foo, ok := obj.(*Foo)
+	if !ok {
+		return fmt.Errorf("samplecontroller: finalizer: got %T, want *Foo", obj)
+	}
+	finalizers := foo.Finalizers
+	if finalizers == nil {
+		finalizers = []string{} // a merge patch's null would mean "delete the key"; be explicit
+	}
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"finalizers": finalizers, "resourceVersion": foo.ResourceVersion},
+	})
+	if err != nil {
+		return fmt.Errorf("samplecontroller: %w", err)
+	}
+	detail := "remove finalizer " + FinalizerName
+	if controller.ContainsFinalizer(foo, FinalizerName) {
+		detail = "add finalizer " + FinalizerName
+	}
+	return r.write("patch", "foos", foo.Namespace, foo.Name, detail, func() error {
+		before := foo.ResourceVersion
+		out, err := r.api(FoosGVR, foo.Namespace).Patch(ctx, foo.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		if apierrors.IsNotFound(err) && !controller.ContainsFinalizer(foo, FinalizerName) {
+			return nil // removing from a Foo that is gone: done
+		}
+		if err != nil {
+			return err
+		}
+		if err := assign(foo, out); err != nil {
+			return err
+		}
+		r.own.wrote(before, foo)
+		return nil
+	})
+}
+
+// cleanup is the finalizer's cleanup: delete the Foo's Deployment, if the
+// Foo controls it. The owner reference would have the garbage collector
+// delete it anyway once the Foo is gone; the finalizer deletes it first,
+// so that a Foo is gone only after its Deployment is, and shows where
+// cleanup the garbage collector cannot do (in another system) would go.
+// Deployments the Foo named under an earlier spec.deploymentName are left
+// to the garbage collector.
+func (r *FooReconciler) cleanup(ctx context.Context, obj controller.Object) error {
+	foo, ok := obj.(*Foo)
+	if !ok {
+		return fmt.Errorf("samplecontroller: finalizer: got %T, want *Foo", obj)
+	}
+	if foo.Spec.DeploymentName == "" {
+		return nil // an invalid spec created nothing
+	}
+	dep, err := r.getDeployment(foo.Namespace, foo.Spec.DeploymentName)
+	if apierrors.IsNotFound(err) {
+		return nil // already gone: cleanup is idempotent
+	}
+	if err != nil {
+		return err
+	}
+	if !metav1.IsControlledBy(dep, foo) {
+		return nil // someone else's: not ours to delete
+	}
+	uid := dep.UID
+	return r.write("delete", "deployments", dep.Namespace, dep.Name, "cleanup by finalizer "+FinalizerName, func() error {
+		// The UID precondition makes sure a stale cache cannot make us
+		// delete a newer Deployment of the same name.
+		err := r.api(DeploymentsGVR, dep.Namespace).Delete(ctx, dep.Name, metav1.DeleteOptions{
+			Preconditions: &metav1.Preconditions{UID: &uid},
+		})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+}
+
+// assign copies out, an object a write returned, into dst, which must be of
+// the same type.
+func assign[T any, PT interface {
+	*T
+	runtime.Object
+}](dst PT, out runtime.Object) error {
+	typed, ok := out.(PT)
+	if !ok {
+		return fmt.Errorf("samplecontroller: the API returned %T, want %T", out, dst)
+	}
+	*dst = *typed
+	return nil
+}

@@ -1,0 +1,88 @@
+package samplecontroller
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// ownWrites lets the Foo reconciler read its own writes.
+//
+// The informer's cache lags the API server: right after the reconciler
+// writes a Foo's status, the cache may still hold the Foo as it was before.
+// Usually that is harmless — the write's watch event arrives, and a
+// Reconcile of the stale Foo fails its own write with 409 Conflict and is
+// retried. But the Foo watch drops status-only updates
+// (GenerationChangedPredicate), so no event follows our status write; and
+// a Reconcile that reads a stale Foo can conclude "the status is already
+// what it should be" — comparing against the status we overwrote — and
+// skip the write. Example: status says 2 available; the Deployment is
+// deleted and recreated, we write 0 available; the simulator reports 2
+// again, and the next Reconcile compares "2 available" with the stale
+// cached "2 available" and writes nothing. The Foo would say 0 until the
+// next resync.
+//
+// So the reconciler remembers, per Foo, the object its last write
+// returned and the resourceVersions its writes replaced. When the cache
+// hands out one of those replaced versions, the cache is provably behind
+// (resourceVersions are compared only for equality, as they must be), and
+// the reconciler works from its own, newer copy. As soon as the cache
+// holds anything else, the memory is dropped.
+//
+// client-go: none. kube-controller-manager's ControllerExpectations solve
+// the same problem for pods; controller-runtime leaves it to the user.
+type ownWrites struct {
+	mu     sync.Mutex // guards latest
+	latest map[types.NamespacedName]ownWrite
+}
+
+type ownWrite struct {
+	foo      *Foo            // as our last write returned it; never modified
+	replaced map[string]bool // resourceVersions our writes replaced
+}
+
+func newOwnWrites() *ownWrites {
+	return &ownWrites{latest: map[types.NamespacedName]ownWrite{}}
+}
+
+// wrote records that a write replaced resourceVersion before with after.
+func (o *ownWrites) wrote(before string, after *Foo) {
+	key := types.NamespacedName{Namespace: after.Namespace, Name: after.Name}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w, ok := o.latest[key]
+	if !ok || w.foo.ResourceVersion != before {
+		w = ownWrite{replaced: map[string]bool{}} // not a chain of our writes: start again
+	}
+	w.replaced[before] = true
+	w.foo = after.DeepCopy()
+	o.latest[key] = w
+}
+
+// fresher returns a copy of the newest Foo known for cached's key: our own
+// last write if cached is a version it replaced, else cached itself.
+func (o *ownWrites) fresher(cached *Foo) *Foo {
+	key := types.NamespacedName{Namespace: cached.Namespace, Name: cached.Name}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w, ok := o.latest[key]
+	if ok && w.replaced[cached.ResourceVersion] {
+		return w.foo.DeepCopy()
+	}
+	delete(o.latest, key) // the cache has caught up, or moved past us
+	return cached.DeepCopy()
+}
+
+// forget drops what is known about a Foo that is gone.
+func (o *ownWrites) forget(key types.NamespacedName) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.latest, key)
+}
+
+// len returns how many Foos are remembered (for tests).
+func (o *ownWrites) len() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.latest)
+}

@@ -1,0 +1,119 @@
+package samplecontroller
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/indexer"
+)
+
+// TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind drives a
+// FooReconciler over caches the test controls, to freeze the moment a real
+// informer only passes through: the Foo cache still holds the status the
+// reconciler just overwrote. The Foo says 2 available; the Deployment was
+// recreated, so Reconcile writes 0 available; the cache does not see that
+// write. The Deployment reports 2 again: the stale cache says "2
+// available" already, yet the server says 0 — and no event will come,
+// since GenerationChangedPredicate drops status updates. The reconciler
+// recognises the stale version as one its own write replaced, works from
+// its write's result, and writes 2.
+// Diagram: step 9 (stale read after your own write). client-go: none (kube-controller-manager's ControllerExpectations solve the same problem).
+func TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind(t *testing.T) {
+	ctx := context.Background()
+	srv := fakeapi.New(fakeapi.Options{Scheme: NewScheme()})
+	defer srv.Close()
+	require.NoError(t, Register(srv))
+	api := typedAPI(func(gvr schema.GroupVersionResource, ns string) Resource { return srv.Resource(gvr).Namespace(ns) }, NewScheme())
+	fooCache := indexer.NewIndexer(nil, nil)
+	depCache := indexer.NewIndexer(nil, nil)
+	r := newFooReconciler(fooCache, depCache, api, DefaultImage, nil)
+	req := controller.Request{}
+	req.Namespace, req.Name = "demo", "example"
+
+	// A converged Foo: finalizer, 2 of 2 available.
+	out, err := api(FoosGVR, "demo").Create(ctx, &Foo{
+		ObjectMeta: metav1.ObjectMeta{Name: "example", Namespace: "demo", Finalizers: []string{FinalizerName}},
+		Spec:       FooSpec{DeploymentName: "web", Replicas: ptr(int32(2))},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	foo := out.(*Foo)
+	foo.Status = FooStatus{AvailableReplicas: 2, ObservedGeneration: 1}
+	meta.SetStatusCondition(&foo.Status.Conditions, readyCondition(foo, true, ReasonAvailable, `Deployment "web" has 2 of 2 replicas available`))
+	out, err = api(FoosGVR, "demo").UpdateStatus(ctx, foo, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	converged := out.(*Foo)
+	require.NoError(t, fooCache.Add(converged))
+	// Its Deployment was just recreated: nothing available yet.
+	dep, err := r.createDeployment(ctx, converged, 2)
+	require.NoError(t, err)
+	require.NoError(t, depCache.Add(dep))
+
+	_, err = r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	require.Equal(t, int32(0), getFoo(t, api).Status.AvailableReplicas, "status written: 0 available")
+
+	// The Deployment reports 2 available again; the Foo cache never saw
+	// the write above.
+	available := dep.DeepCopy()
+	available.Status = DeploymentStatus{ObservedGeneration: dep.Generation, AvailableReplicas: 2}
+	require.NoError(t, depCache.Update(available))
+	_, err = r.Reconcile(ctx, req)
+	require.NoError(t, err)
+
+	assert.Equal(t, int32(2), getFoo(t, api).Status.AvailableReplicas, "the stale cache did not hide the reconciler's own write")
+	assert.Equal(t, 1, r.own.len())
+
+	// Once the cache catches up, the reconciler forgets its copy.
+	require.NoError(t, fooCache.Update(getFoo(t, api)))
+	_, err = r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.own.len())
+}
+
+// TestOwnWritesRemembersOnlyChainsOfItsWrites: the copy of our own write is
+// used only for the versions our writes replaced, in a chain; a version
+// written by someone else in between starts the chain again.
+// Diagram: step 9. client-go: none.
+func TestOwnWritesRemembersOnlyChainsOfItsWrites(t *testing.T) {
+	o := newOwnWrites()
+	at := func(rv string, available int32) *Foo {
+		return &Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "x", ResourceVersion: rv}, Status: FooStatus{AvailableReplicas: available}}
+	}
+
+	o.wrote("1", at("2", 1)) // finalizer patch
+	o.wrote("2", at("3", 2)) // status write, from our own result
+
+	assert.Equal(t, "3", o.fresher(at("1", 0)).ResourceVersion, "cache at 1: behind both writes")
+	assert.Equal(t, "3", o.fresher(at("2", 1)).ResourceVersion, "cache at 2: behind the second")
+	assert.Equal(t, "3", o.fresher(at("3", 2)).ResourceVersion, "cache at 3: caught up")
+	assert.Equal(t, 0, o.len(), "and forgotten")
+
+	o.wrote("3", at("4", 3))
+	o.wrote("7", at("8", 4)) // someone else wrote 4..7: a new chain
+	assert.Equal(t, "3", o.fresher(at("3", 2)).ResourceVersion, "3 is not known as replaced any more")
+	assert.Equal(t, 0, o.len())
+
+	o.wrote("8", at("9", 5))
+	o.forget(controller.Request{}.NamespacedName)
+	assert.Equal(t, 1, o.len(), "forget of another key")
+	fresh := o.fresher(at("8", 4))
+	fresh.Status.AvailableReplicas = 99
+	assert.Equal(t, int32(5), o.fresher(at("8", 4)).Status.AvailableReplicas, "fresher hands out copies")
+}
+
+func getFoo(t *testing.T, api API) *Foo {
+	t.Helper()
+	out, err := api(FoosGVR, "demo").Get(context.Background(), "example", metav1.GetOptions{})
+	require.NoError(t, err)
+	return out.(*Foo)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,234 @@
+package samplecontroller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/reflector"
+	"github.com/informerlab/informerlab/workqueue"
+)
+
+// The Foo controller's retry policy: per Foo, exponential backoff from
+// BackoffBase doubling up to BackoffMax, and overall at most 10 retries a
+// second (bursts of 100).
+const (
+	BackoffBase = 5 * time.Millisecond
+	BackoffMax  = 6 * time.Hour
+)
+
+// DefaultImage is the image of the Deployment's container when
+// Options.Image is empty, as in sample-controller.
+const DefaultImage = "nginx:latest"
+
+// DefaultRateLimiter returns the Foo controller's default rate limiter: the
+// larger of a per-Foo exponential backoff (BackoffBase doubling to
+// BackoffMax) and a shared token bucket of 10 per second, burst 100. It is
+// workqueue.DefaultControllerRateLimiter with a 6-hour cap instead of 1000
+// seconds: a Foo that keeps failing is retried about four times a day, not
+// every 17 minutes for ever.
+//
+// client-go: util/workqueue.DefaultTypedControllerRateLimiter (with a
+// different cap).
+func DefaultRateLimiter() workqueue.RateLimiter[controller.Request] {
+	bucket, err := workqueue.NewBucketRateLimiter[controller.Request](10, 100)
+	if err != nil {
+		panic(err) // constant, valid arguments
+	}
+	return workqueue.NewMaxOfRateLimiter(
+		workqueue.NewItemExponentialFailureRateLimiter[controller.Request](BackoffBase, BackoffMax),
+		bucket)
+}
+
+// Options configure New. The zero value is a working configuration for a
+// real cluster; on fakeapi, set DeploymentSimulator.
+type Options struct {
+	// Namespace limits both controllers to one namespace; "" watches all.
+	Namespace string
+
+	// ResyncPeriod is the informers' resync period: every ResyncPeriod each
+	// Foo and Deployment is delivered again as an update with an unchanged
+	// resourceVersion, and reconciled. 0 means never.
+	ResyncPeriod time.Duration
+
+	// DeploymentSimulator, when true, also runs the DeploymentSimulator,
+	// which plays kube-controller-manager's Deployment controller. Set it on
+	// fakeapi; never on a real cluster.
+	DeploymentSimulator bool
+
+	// RateLimiter decides how long a failed Foo waits before its next try.
+	// nil means DefaultRateLimiter().
+	RateLimiter workqueue.RateLimiter[controller.Request]
+
+	// Image is the container image of the Deployments created. "" means
+	// DefaultImage.
+	Image string
+
+	// Logger receives the Manager's, the informers' and the controllers'
+	// logs. nil means slog.Default().
+	Logger *slog.Logger
+
+	// Observer, when set, is told about each step (see Event). nil costs
+	// nothing.
+	Observer Observer
+}
+
+// SampleController runs the Foo controller (and, if asked, the
+// DeploymentSimulator) on a Manager whose cache holds two informers, one
+// for Foos and one for Deployments:
+//
+//	informer(foos) --6--> [GenerationChangedPredicate] -> EnqueueRequestForObject --+
+//	                                                                               |7
+//	informer(deployments) --6--> EnqueueRequestForOwner(Foo, controller only) -----+--> queue "foo" --8--> FooReconciler --9--> listers
+//	                        \--6--> [GenerationChangedPredicate] -> EnqueueRequestForObject --> queue "deployment-simulator" --> DeploymentSimulator
+//
+// Build it with New; Run runs it. It is safe for concurrent use and runs
+// once.
+//
+// client-go: sample-controller's main.go and controller.go (NewController,
+// Run), as controller-runtime's Manager and Builder would wire them.
+type SampleController struct {
+	mgr       *controller.Manager
+	foo       *controller.Controller
+	simulator *controller.Controller // nil unless Options.DeploymentSimulator
+}
+
+// New wires the sample controller against api. It starts nothing: Run
+// does. It calls api once per resource to check that it returns handles,
+// and makes no request.
+func New(api API, opts Options) (*SampleController, error) {
+	if api == nil {
+		return nil, errors.New("samplecontroller: api is nil")
+	}
+	for _, gvr := range []schema.GroupVersionResource{FoosGVR, DeploymentsGVR} {
+		if api(gvr, opts.Namespace) == nil {
+			return nil, fmt.Errorf("samplecontroller: api returned no handle for %s", gvr.Resource)
+		}
+	}
+	scheme := NewScheme()
+	typed := typedAPI(api, scheme)
+	mgr, err := controller.NewManager(controller.ManagerOptions{
+		NewListerWatcher: func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher {
+			return typed(gvr, ns)
+		},
+		Namespace:  opts.Namespace,
+		SyncPeriod: opts.ResyncPeriod,
+		Scheme:     scheme,
+		Logger:     opts.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("samplecontroller: %w", err)
+	}
+	fooInformer, err := mgr.GetInformer(FoosGVR, &Foo{})
+	if err != nil {
+		return nil, fmt.Errorf("samplecontroller: %w", err)
+	}
+	deploymentInformer, err := mgr.GetInformer(DeploymentsGVR, &Deployment{})
+	if err != nil {
+		return nil, fmt.Errorf("samplecontroller: %w", err)
+	}
+	deployments := informer.NewLister[*Deployment](deploymentInformer.GetIndexer(), DeploymentsGVR.GroupResource())
+
+	sc := &SampleController{mgr: mgr}
+	w := wiring{obs: opts.Observer}
+	r := newFooReconciler(fooInformer.GetIndexer(), deploymentInformer.GetIndexer(), typed, cmpOr(opts.Image, DefaultImage), opts.Observer)
+	limiter := opts.RateLimiter
+	if limiter == nil {
+		limiter = DefaultRateLimiter()
+	}
+	// For(foos) and Owns(deployments), spelled out as the Watches they
+	// stand for, so that each piece can be observed.
+	sc.foo, err = controller.NewBuilder(mgr).Named(FooControllerName).
+		Watches(FoosGVR, &Foo{},
+			w.handler(FooControllerName, "foos", controller.EnqueueRequestForObject{}, false),
+			w.predicate(FooControllerName, "foos", controller.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
+		Watches(DeploymentsGVR, &Deployment{},
+			w.handler(FooControllerName, "deployments", controller.EnqueueRequestForOwner(FooGVK.GroupKind(), controller.OnlyControllerOwner()), true),
+			w.predicate(FooControllerName, "deployments", nil, "")...).
+		WithOptions(controller.Options{RateLimiter: w.limiter(FooControllerName, limiter), Logger: opts.Logger}).
+		Build(w.reconciler(FooControllerName, r))
+	if err != nil {
+		return nil, fmt.Errorf("samplecontroller: %w", err)
+	}
+
+	if opts.DeploymentSimulator {
+		s := &DeploymentSimulator{deployments: deployments, api: typed, obs: opts.Observer}
+		sc.simulator, err = controller.NewBuilder(mgr).Named(SimulatorControllerName).
+			Watches(DeploymentsGVR, &Deployment{},
+				w.handler(SimulatorControllerName, "deployments", controller.EnqueueRequestForObject{}, false),
+				w.predicate(SimulatorControllerName, "deployments", controller.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
+			WithOptions(controller.Options{RateLimiter: w.limiter(SimulatorControllerName, workqueue.DefaultControllerRateLimiter[controller.Request]()), Logger: opts.Logger}).
+			Build(w.reconciler(SimulatorControllerName, s))
+		if err != nil {
+			return nil, fmt.Errorf("samplecontroller: %w", err)
+		}
+	}
+	return sc, nil
+}
+
+// Run runs the Manager until ctx is done: it starts both informers, waits
+// for them to sync, then starts the controllers' workers (one each), and
+// stops them in reverse order. It returns nil when ctx ended, or the first
+// error (a cache that did not sync in time, say). A second call is an
+// error.
+func (c *SampleController) Run(ctx context.Context) error {
+	return c.mgr.Start(ctx)
+}
+
+// Manager returns the Manager the controllers run on: its GetInformer
+// returns the shared informers (FoosGVR with &Foo{}, DeploymentsGVR with
+// &Deployment{}), for a narrator that wants to show the caches.
+func (c *SampleController) Manager() *controller.Manager { return c.mgr }
+
+// FooController returns the Foo controller, whose Counts say how its
+// Reconciles ended.
+func (c *SampleController) FooController() *controller.Controller { return c.foo }
+
+// wiring wraps the pieces of a controller so they report to obs; with a
+// nil obs it returns them unchanged.
+type wiring struct{ obs Observer }
+
+func (w wiring) handler(ctrl, resource string, h controller.EventHandler, mapsToOwner bool) controller.EventHandler {
+	if w.obs == nil {
+		return h
+	}
+	return observedHandler{inner: h, obs: w.obs, controller: ctrl, resource: resource, mapsToOwner: mapsToOwner}
+}
+
+// predicate returns the predicates of a watch: p (nil for none), observed.
+func (w wiring) predicate(ctrl, resource string, p controller.Predicate, name string) []controller.Predicate {
+	if w.obs == nil {
+		if p == nil {
+			return nil
+		}
+		return []controller.Predicate{p}
+	}
+	return []controller.Predicate{observedPredicate{inner: p, name: name, obs: w.obs, controller: ctrl, resource: resource}}
+}
+
+func (w wiring) limiter(ctrl string, l workqueue.RateLimiter[controller.Request]) workqueue.RateLimiter[controller.Request] {
+	if w.obs == nil {
+		return l
+	}
+	return observedLimiter{inner: l, obs: w.obs, controller: ctrl}
+}
+
+func (w wiring) reconciler(ctrl string, r controller.Reconciler) controller.Reconciler {
+	if w.obs == nil {
+		return r
+	}
+	return observedReconciler{inner: r, obs: w.obs, controller: ctrl}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,73 @@
+package samplecontroller
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/informer"
+)
+
+// DeploymentSimulator stands in for the Deployment controller of
+// kube-controller-manager, which fakeapi does not have: it reports every
+// Deployment's spec.replicas as available at once, by writing
+// status.availableReplicas and status.observedGeneration through the status
+// subresource. Without it a Foo's status would stay at 0 available for
+// ever on fakeapi.
+//
+// It is a Reconciler like any other, with its own controller
+// (SimulatorControllerName) watching Deployments. It writes only when the
+// status differs, so its own status write, which comes back to it as an
+// update event, ends there. It creates no pods and knows nothing of
+// rollouts.
+//
+// Never run it against a real cluster: the real Deployment controller
+// owns that status, and the simulator's status writes (of the Deployment
+// subset type) would replace the real status fields it does not know.
+//
+// client-go: none (kube-controller-manager's deployment controller, reduced
+// to one line of arithmetic).
+type DeploymentSimulator struct {
+	deployments informer.Lister[*Deployment]
+	api         API // returns typed handles
+	obs         Observer
+}
+
+// Reconcile makes one Deployment's status say that spec.replicas pods are
+// available.
+func (s *DeploymentSimulator) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	// Step 9 (get object for key).
+	dep, err := s.deployments.Namespace(req.Namespace).Get(req.Name)
+	if s.obs != nil {
+		s.obs(listerGetEvent(SimulatorControllerName, "deployments", req.Namespace, req.Name, err))
+	}
+	if apierrors.IsNotFound(err) {
+		return controller.Result{}, nil
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if dep.DeletionTimestamp != nil {
+		return controller.Result{}, nil
+	}
+	want := DeploymentStatus{ObservedGeneration: dep.Generation, AvailableReplicas: 1}
+	if dep.Spec.Replicas != nil {
+		want.AvailableReplicas = *dep.Spec.Replicas
+	}
+	if dep.Status == want {
+		return controller.Result{}, nil
+	}
+
+	updated := dep.DeepCopy()
+	updated.Status = want
+	_, err = s.api(DeploymentsGVR, dep.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+	if s.obs != nil {
+		s.obs(Event{Step: StepAPIWrite, Controller: SimulatorControllerName, Resource: "deployments",
+			Key: req.String(), Verb: "update status", Err: err,
+			Detail: fmt.Sprintf("availableReplicas %d -> %d", dep.Status.AvailableReplicas, want.AvailableReplicas)})
+	}
+	return controller.Result{}, err
+}

@@ -1,0 +1,71 @@
+package walkthrough
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/informer"
+)
+
+// TestConfusionMutatingACachedObject changes an object a lister returned, as
+// a careless Reconcile would before sending it to the server. The lister
+// hands out the cache's own pointer, so the next reader — another worker,
+// another controller sharing the informer — sees a state the server never
+// had, and when the real update arrives, the handler's old object carries
+// the stray change too, so comparing old with new finds a difference that
+// was never made. DeepCopy first, and the cache is untouched.
+//
+// Diagram: steps 5, 6, 9. client-go: tools/cache mutation_detector.go (KUBE_CACHE_MUTATION_DETECTOR), listers returning shared pointers.
+func TestConfusionMutatingACachedObject(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t, fakeapi.Options{})
+		cms := srv.Resource(cmGVR).Namespace("ns")
+		create(t, cms, configMap("ns", "a", "1"))
+		inf := informer.NewSharedIndexInformer(cms, exampleConfigMap(), 0, nil, informer.WithLogger(quiet))
+		var mu sync.Mutex
+		var oldLabels []map[string]string
+		startInformer(t, inf, informer.ResourceEventHandlerFuncs{
+			UpdateFunc: func(oldObj, _ any) {
+				mu.Lock()
+				defer mu.Unlock()
+				oldLabels = append(oldLabels, oldObj.(*unstructured.Unstructured).GetLabels())
+			},
+		})
+		lister := informer.NewLister[*unstructured.Unstructured](inf.GetIndexer(), cmGVR.GroupResource())
+
+		mine, err := lister.Namespace("ns").Get("a")
+		require.NoError(t, err)
+		mine.SetLabels(map[string]string{"touched": "by-mistake"})
+		theirs, err := lister.Namespace("ns").Get("a")
+		require.NoError(t, err)
+		onServer, err := cms.Get(context.Background(), "a", metav1.GetOptions{})
+		require.NoError(t, err)
+
+		assert.Same(t, mine, theirs, "every reader gets the same pointer")
+		assert.Equal(t, "by-mistake", theirs.GetLabels()["touched"], "the next reader sees the mutation")
+		assert.Empty(t, onServer.(*unstructured.Unstructured).GetLabels(), "the server never had it")
+
+		setValue(t, cms, "a", "2")
+		synctest.Wait()
+		mu.Lock()
+		assert.Equal(t, []map[string]string{{"touched": "by-mistake"}}, oldLabels,
+			"the handler's old object has a label nobody ever wrote")
+		mu.Unlock()
+
+		cached, err := lister.Namespace("ns").Get("a")
+		require.NoError(t, err)
+		copied := cached.DeepCopy()
+		copied.SetLabels(map[string]string{"touched": "safely"})
+		again, err := lister.Namespace("ns").Get("a")
+		require.NoError(t, err)
+		assert.Empty(t, again.GetLabels(), "a change to a DeepCopy stays in the copy")
+	})
+}

@@ -1,0 +1,124 @@
+package walkthrough
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/informer"
+)
+
+// TestConfusionResourceVersionRules shows what a resourceVersion is and what
+// the values a client sends mean.
+//
+// On the server: one counter for every object of every resource, so an
+// object's resourceVersion says nothing about how often it changed; a write
+// that changes nothing keeps it, so equal resourceVersions mean the same
+// stored state, which is the only comparison a client may make. A list at ""
+// is the newest state and may be paginated; at "0" it is any state the server
+// has at hand (the newest, here) and the limit is ignored; at an old N with
+// a limit it is that exact past snapshot; ahead of the server it is 504, and
+// older than the server's history 410.
+//
+// In the Reflector: the first list asks for "0", the watch starts at the
+// list's resourceVersion, a relist after 410 asks for the last version seen,
+// and only if that too is gone, for "".
+//
+// Diagram: step 1. client-go: Reflector.relistResourceVersion; the API server's list semantics.
+func TestConfusionResourceVersionRules(t *testing.T) {
+	t.Run("server", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			srv := newServer(t, fakeapi.Options{})
+			cms := srv.Resource(cmGVR).Namespace("ns")
+			a := create(t, cms, configMap("ns", "a", "old"))
+			create(t, cms, configMap("ns", "b", "1"))
+			create(t, srv.Resource(foosGVR).Namespace("ns"), newFoo("ns", "f", 1))
+			newA := setValue(t, cms, "a", "new")
+
+			assert.NotEqual(t, "2", rvOf(newA), "the second version of a is not \"2\": the counter is shared")
+			same := setValue(t, cms, "a", "new")
+			assert.Equal(t, rvOf(newA), rvOf(same), "a write that changes nothing keeps the resourceVersion")
+
+			items, cont, listRV := list(t, cms, metav1.ListOptions{ResourceVersion: "", Limit: 1})
+			assert.Len(t, items, 1, `"" honours the limit...`)
+			assert.NotEmpty(t, cont, "...and hands out a continue token")
+			assert.Equal(t, rvOf(newA), listRV)
+
+			items, cont, _ = list(t, cms, metav1.ListOptions{ResourceVersion: "0", Limit: 1})
+			assert.Len(t, items, 2, `"0" ignores the limit: it is served whole from the cache`)
+			assert.Empty(t, cont)
+
+			items, _, listRV = list(t, cms, metav1.ListOptions{ResourceVersion: rvOf(a), Limit: 10})
+			assert.Equal(t, rvOf(a), listRV)
+			require.Len(t, items, 1, "the exact snapshot at a's first version: b did not exist yet")
+			assert.Equal(t, "old", value(items[0]))
+
+			items, _, _ = list(t, cms, metav1.ListOptions{ResourceVersion: rvOf(a)})
+			assert.Len(t, items, 2, "without a limit, N means \"not older than N\": the newest state")
+
+			_, err := cms.List(context.Background(), metav1.ListOptions{ResourceVersion: "1000"})
+			assert.True(t, apierrors.IsTimeout(err) && apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge),
+				"ahead of the server: 504 too large, got %v", err)
+
+			srv.Compact()
+			_, err = cms.List(context.Background(), metav1.ListOptions{ResourceVersion: rvOf(a), Limit: 10})
+			assert.True(t, apierrors.IsResourceExpired(err), "older than the history: 410, got %v", err)
+		})
+	})
+
+	t.Run("reflector", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			srv := newServer(t, fakeapi.Options{})
+			cms := srv.Resource(cmGVR).Namespace("ns")
+			a := create(t, cms, configMap("ns", "a", "1"))
+			lw := &countingLW{inner: cms}
+			inf := informer.NewSharedIndexInformer(lw, exampleConfigMap(), 0, nil, informer.WithLogger(quiet))
+			startInformer(t, inf)
+			assert.Equal(t, rvOf(a), inf.LastSyncResourceVersion())
+			b := create(t, cms, configMap("ns", "b", "1"))
+			synctest.Wait()
+			assert.Equal(t, rvOf(b), inf.LastSyncResourceVersion(), "each watch event moves it on")
+
+			time.Sleep(5 * time.Second)
+			require.NoError(t, srv.FailNext("list", 1, http.StatusGone))
+			srv.InjectWatchError(&apierrors.NewResourceExpired("too old resource version").ErrStatus)
+			time.Sleep(2 * time.Second)
+			synctest.Wait()
+
+			assert.Equal(t, []string{
+				`list rv="0"`,                // first list: any recent state will do
+				`watch rv="` + rvOf(a) + `"`, // from the list's version
+				`list rv="` + rvOf(b) + `"`,  // relist after 410: nothing older than what was seen
+				`list rv=""`,                 // that is gone too (410): the newest state, at once
+				`watch rv="` + rvOf(b) + `"`, // and watch on from there
+			}, lw.whats())
+		})
+	})
+}
+
+// list lists through c and returns the items, the continue token and the
+// list's resourceVersion.
+func list(t *testing.T, c *fakeapi.ResourceClient, opts metav1.ListOptions) ([]*unstructured.Unstructured, string, string) {
+	t.Helper()
+	obj, err := c.List(context.Background(), opts)
+	require.NoError(t, err)
+	objs, err := meta.ExtractList(obj)
+	require.NoError(t, err)
+	items := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		items[i] = o.(*unstructured.Unstructured)
+	}
+	lm, err := meta.ListAccessor(obj)
+	require.NoError(t, err)
+	return items, lm.GetContinue(), lm.GetResourceVersion()
+}

@@ -106,11 +106,12 @@ func (s MatchingLabelsSelector) applyToList(o *listOptions) { o.selector = s.Sel
 // Reads return copies: Get and List deep-copy every object out of the cache,
 // so a reconciler can modify what it read and write it back without
 // corrupting what every other reader sees. The cost is one deep copy per
-// object read: an allocation for every map, slice and string header of
-// the object (BenchmarkClientGet: a ConfigMap with ten keys costs about
-// 40 allocations and a few microseconds on a copying Get; a List copies
-// every item). [Client.ListShared] and [Client.GetShared] return the cache's
-// own objects without copying, for hot paths that only look.
+// object read, an allocation for every map and slice in it, and a List
+// copies every item: BenchmarkClientGet measured about 3µs, 1.7kB and 13
+// allocations for a copying Get of a ConfigMap with ten data keys and
+// three labels, against 0.5µs and 2 allocations without the copy.
+// [Client.GetShared] and [Client.ListShared] return the cache's own
+// objects, for hot paths that only look and never modify.
 //
 // A read right after a write can be stale: the write reaches the cache only
 // when its watch event has travelled through the informer.

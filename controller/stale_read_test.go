@@ -126,3 +126,45 @@ func TestStaleCacheCreatesDuplicateChildUnlessReconcilerWaits(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitForTheCacheHandlesDeletionsAndBadInput: a wait for a write that
+// someone else has since deleted ends once the cache has seen the
+// deletion; WaitForDeletion ends when the object is gone or replaced by a
+// new one (another uid); an object without a resourceVersion, or with one
+// that is not a number, is an error at once.
+// Diagram: steps 5-6. client-go: KEP-5504 CompareResourceVersion (an error, not a guess, for malformed ones).
+func TestWaitForTheCacheHandlesDeletionsAndBadInput(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		m := newClientManager(t, newCountingAPI(srv), controller.ManagerOptions{})
+		runManager(t, m)
+		synctest.Wait()
+		c := m.GetClient()
+		ctx := t.Context()
+		server := srv.Resource(cmGVR).Namespace("a")
+		mine := newCM("a", "mine")
+		require.NoError(t, c.Create(ctx, mine))
+		require.NoError(t, c.WaitForResourceVersion(ctx, mine))
+		began := time.Now()
+
+		mine.SetLabels(map[string]string{"v": "2"})
+		require.NoError(t, c.Update(ctx, mine))
+		require.NoError(t, server.Delete(ctx, "mine", metav1.DeleteOptions{}))
+		synctest.Wait()
+		errDeletedMeanwhile := c.WaitForResourceVersion(ctx, mine)
+		replaced := create(t, srv, newCM("a", "mine"))
+		synctest.Wait()
+		errReplaced := c.WaitForDeletion(ctx, mine)
+		noRV := newCM("a", "other")
+		errNoRV := c.WaitForResourceVersion(ctx, noRV)
+		badRV := newCM("a", "other")
+		badRV.SetResourceVersion("abc")
+		errBadRV := c.WaitForResourceVersion(ctx, badRV)
+
+		assert.NoError(t, errDeletedMeanwhile, "the cache saw the deletion after my write")
+		assert.NoError(t, errReplaced, "the cached a/mine has uid %s, not mine", replaced.GetUID())
+		assert.ErrorContains(t, errNoRV, "pass the object a write returned")
+		assert.ErrorContains(t, errBadRV, "resource version is not well formed: abc")
+		assert.Zero(t, time.Since(began), "no wait ran into its timeout")
+	})
+}

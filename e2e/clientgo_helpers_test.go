@@ -64,6 +64,30 @@ func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	return rt.next.RoundTrip(req)
 }
 
+// configMapReadKinds lists the GETs sent for ConfigMaps in ns, in order:
+// "stream" (a streaming list: a watch with sendInitialEvents=true), "list"
+// or "watch".
+func (l *requestLog) configMapReadKinds(ns string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var kinds []string
+	for _, u := range l.sent {
+		if u.Path != "/api/v1/namespaces/"+ns+"/configmaps" {
+			continue
+		}
+		q := u.Query()
+		switch {
+		case q.Get("sendInitialEvents") == "true":
+			kinds = append(kinds, "stream")
+		case q.Get("watch") == "true":
+			kinds = append(kinds, "watch")
+		default:
+			kinds = append(kinds, "list")
+		}
+	}
+	return kinds
+}
+
 // configMapReads counts the GETs sent for ConfigMaps in ns: lists
 // (including streaming lists, which are watches with sendInitialEvents=true)
 // and plain watches.

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -156,6 +157,50 @@ func TestClientGoInformerRelistsAfterForcedGone(t *testing.T) {
 			assert.Equal(t, listsBefore+1, lists, "exactly one relist")
 			createConfigMap(t, cs, "default", "after", nil)
 			assert.Equal(t, []string{"add after initial=false"}, summaries([]handlerEvent{rec.next(t)}), "watching again after the relist")
+		})
+	}
+}
+
+// TestClientGoInformerRetriesFailedInitialListsUntilSynced makes the
+// first reads of a starting informer fail with 503 (fakeapi's fail-next
+// fault). With the paginated list, client-go's reflector backs off and
+// lists again until a list succeeds; with the streaming list, a failed
+// streaming request makes it fall back to a paginated list at once. Either
+// way the informer syncs with every object.
+// Diagram: step 1. client-go: tools/cache.Reflector.ListAndWatchWithContext (backoff, watch-list fallback).
+func TestClientGoInformerRetriesFailedInitialListsUntilSynced(t *testing.T) {
+	tests := []struct {
+		name      string
+		watchList bool
+		fault     string
+		wantFirst []string // the informer's first reads, in order
+	}{
+		{"paginated list", false, "fail-next?verb=list&count=2&code=503", []string{"list", "list", "list"}},
+		{"streaming list", true, "fail-next?verb=watch&count=1&code=503", []string{"stream", "list"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			withWatchList(t, tt.watchList)
+			p := startFakeapi(t)
+			cs := newClientset(t, p)
+			informerCS := newClientset(t, p)
+			createConfigMap(t, cs, "default", "a", nil)
+			createConfigMap(t, cs, "default", "b", nil)
+
+			p.admin(t, tt.fault)
+			rec := newRecorder()
+			inf := startConfigMapInformer(t, informerCS, "default", rec)
+
+			assert.Equal(t, []string{"add a initial=true", "add b initial=true"}, summaries(rec.collect(t, 2)))
+			reads := informerCS.requests.configMapReadKinds("default")
+			require.GreaterOrEqual(t, len(reads), len(tt.wantFirst), "reads: %v", reads)
+			assert.Equal(t, tt.wantFirst, reads[:len(tt.wantFirst)])
+			code, body := p.do(t, http.MethodGet, "/admin/faults", "", "")
+			require.Equal(t, http.StatusOK, code)
+			var faults struct{ FailedRequests int }
+			require.NoError(t, json.Unmarshal([]byte(body), &faults), body)
+			assert.Equal(t, len(tt.wantFirst)-1, faults.FailedRequests)
+			assert.Equal(t, serverState(t, cs, "default"), cacheState(inf))
 		})
 	}
 }

@@ -248,3 +248,12 @@ func typed[T runtime.Object](t *testing.T, obj runtime.Object, into T) T {
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into))
 	return into
 }
+
+// unstructuredInt reads an integer field of an unstructured object.
+func unstructuredInt(obj runtime.Object, fields ...string) (int64, bool, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return 0, false, nil
+	}
+	return unstructured.NestedInt64(u.Object, fields...)
+}

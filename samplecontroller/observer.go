@@ -110,7 +110,7 @@ func (e Event) String() string {
 		b.WriteString(e.Request.String())
 		switch {
 		case e.Err != nil && isTerminal(e.Err):
-			fmt.Fprintf(&b, " failed for good (terminal, not retried): %v", e.Err)
+			fmt.Fprintf(&b, " failed, not retried: %v", e.Err)
 		case e.Err != nil:
 			fmt.Fprintf(&b, " failed: %v", e.Err)
 		case e.Result.RequeueAfter > 0:

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -279,4 +280,15 @@ func (m *Manager) checkCacheNamespace(ns string) error {
 		return nil
 	}
 	return fmt.Errorf("controller: client: the Manager's cache watches namespace %q only, not %q: use GetAPIReader", m.namespace, ns)
+}
+
+// IgnoreNotFound returns nil for a NotFound API error and err otherwise:
+// a Reconcile whose object is gone usually has nothing to do.
+//
+// client-go: controller-runtime pkg/client.IgnoreNotFound.
+func IgnoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }

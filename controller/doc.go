@@ -80,6 +80,14 @@
 // WithEventFilter, Named, Complete), and a [Finalizer] lets a Reconciler
 // clean up before its object is deleted.
 //
+// The Manager also hands reconcilers what they use: [Manager.GetClient], a
+// [Client] that reads from the cache (starting a kind's informer on first
+// use) and writes to the API server; [Manager.GetAPIReader] for the rare
+// read that must bypass the cache; and [Manager.GetEventRecorderFor], an
+// [EventRecorder] whose Events an [EventBroadcaster] writes from its own
+// goroutine. A read from the cache right after a write can be stale: a
+// Reconcile that must see its own write calls [Client.WaitForResourceVersion].
+//
 // # Guarantees
 //
 //   - A Request is never reconciled by two workers at once; events for it
@@ -96,6 +104,11 @@
 //     the lease, and stop before it could expire for anyone else.
 //   - When Manager.Start returns without a shutdown-timeout error, every
 //     goroutine it started has exited.
+//   - Client reads never send a request and return deep copies (GetShared
+//     and ListShared excepted); its writes always go to the API server.
+//   - Recording an Event never blocks: what does not fit the buffer is
+//     dropped and counted, and the buffer is flushed on shutdown, within
+//     FlushTimeout, after the controllers have stopped.
 //   - Every exported type is safe for concurrent use, except Builder (use it
 //     from one goroutine) and Finalizer's target object (pass a copy).
 //     Objects in events are the cache's: never modify them.
@@ -137,12 +150,19 @@
 //   - Controller names are unique per Manager, not per process (no package
 //     state). Builder.Owns always follows the controller owner reference
 //     only, and the owner is taken to be namespaced
-//     ([OwnerIsClusterScoped] exists for Watches); there is no RESTMapper.
+//     ([OwnerIsClusterScoped] exists for Watches); the Builder uses no
+//     RESTMapper.
+//   - The Client finds a kind's resource among the Manager's informers or
+//     in a RESTMapper it is given (no discovery), and waits for its cache
+//     per object (WaitForResourceVersion) rather than per resource as
+//     Kubernetes 1.36's controllers do. The EventBroadcaster counts
+//     repeats but neither aggregates similar messages nor rate-limits.
 //
 // client-go files: controller-runtime pkg/reconcile, pkg/handler,
 // pkg/predicate, pkg/source, pkg/internal/source, pkg/internal/controller,
-// pkg/manager, pkg/builder, pkg/controller/controllerutil; client-go
-// tools/leaderelection; sample-controller controller.go.
+// pkg/manager, pkg/builder, pkg/controller/controllerutil, pkg/client;
+// client-go tools/leaderelection, tools/record; sample-controller
+// controller.go.
 //
 // # Read next
 //
@@ -154,8 +174,12 @@
 //
 //	go test ./controller -run 'TestErrorRequeues|TestTerminalError|TestRequeueAfter|TestSuccessForgets' -v
 //
+// and the stale read after a write, then its fix:
+//
+//	go test ./controller -run TestWalkthroughStaleReadAfterWrite -v
+//
 // docs/controller.md explains level triggering, keys not objects, status
-// hot loops, finalizers and leader election, each with the test that shows
-// it. Before this package along the pipeline: package
-// workqueue (steps 7-8) and package informer (steps 3-6).
+// hot loops, finalizers, leader election, the split client and Events,
+// each with the test that shows it. Before this package along the
+// pipeline: package workqueue (steps 7-8) and package informer (steps 3-6).
 package controller

@@ -230,3 +230,27 @@ func (t *cacheTracker) state(inf informer.SharedIndexInformer, key string) (Obje
 	}
 	return obj, deletedAt, nil
 }
+
+// checkInvariants checks every tracker: deleted and order hold the same
+// keys, each once, at most deletionMemory of them.
+func (c *Client) checkInvariants() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for gvr, t := range c.trackers {
+		t.mu.Lock()
+		seen := map[string]bool{}
+		for _, key := range t.order {
+			if _, ok := t.deleted[key]; !ok || seen[key] {
+				t.mu.Unlock()
+				return fmt.Errorf("controller: client: tracker of %s: key %q is in order twice or not in deleted", resourceName(gvr), key)
+			}
+			seen[key] = true
+		}
+		n := len(t.deleted)
+		t.mu.Unlock()
+		if n != len(seen) || n > deletionMemory {
+			return fmt.Errorf("controller: client: tracker of %s remembers %d deletions, %d in order", resourceName(gvr), n, len(seen))
+		}
+	}
+	return nil
+}

@@ -24,3 +24,6 @@ var WithLogger = withLogger
 
 // CheckInvariants checks the broadcaster's invariants.
 func (b *EventBroadcaster) CheckInvariants() error { return b.checkInvariants() }
+
+// CheckInvariants checks the client's cache trackers.
+func (c *Client) CheckInvariants() error { return c.checkInvariants() }

@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -73,6 +74,7 @@ func TestWalkthroughStaleReadAfterWrite(t *testing.T) {
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.ErrorContains(t, err, "the cache of configmaps has not caught up with resourceVersion "+cm.GetResourceVersion()+" of a/config (it has resourceVersion "+caughtUp.GetResourceVersion()+")")
 		assert.Equal(t, controller.DefaultCacheWaitTimeout, time.Since(began))
+		assert.NoError(t, c.CheckInvariants())
 		srv.HangWatches(false)
 	})
 }
@@ -166,5 +168,39 @@ func TestWaitForTheCacheHandlesDeletionsAndBadInput(t *testing.T) {
 		assert.ErrorContains(t, errNoRV, "pass the object a write returned")
 		assert.ErrorContains(t, errBadRV, "resource version is not well formed: abc")
 		assert.Zero(t, time.Since(began), "no wait ran into its timeout")
+		assert.NoError(t, c.CheckInvariants())
+	})
+}
+
+// TestWaitForTheCacheRemembersABoundedNumberOfDeletions: the memory of
+// deletions that lets a wait end for a deleted object is bounded: after
+// 1100 deletions it holds the last 1024, and a wait for one of them still
+// ends at once.
+// Diagram: step 6. client-go: none (ConsistencyStore.Clear forgets written versions instead).
+func TestWaitForTheCacheRemembersABoundedNumberOfDeletions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		m := newClientManager(t, newCountingAPI(srv), controller.ManagerOptions{})
+		runManager(t, m)
+		synctest.Wait()
+		c := m.GetClient()
+		server := srv.Resource(cmGVR).Namespace("a")
+		first := newCM("a", "first")
+		require.NoError(t, c.Create(t.Context(), first))
+		require.NoError(t, c.WaitForResourceVersion(t.Context(), first)) // the tracker follows configmaps from now on
+
+		var last *unstructured.Unstructured
+		for batch := range 22 {
+			for i := range 50 {
+				last = create(t, srv, newCM("a", fmt.Sprintf("cm-%d-%d", batch, i)))
+				require.NoError(t, server.Delete(t.Context(), last.GetName(), metav1.DeleteOptions{}))
+			}
+			synctest.Wait()
+		}
+		began := time.Now()
+
+		assert.NoError(t, c.WaitForResourceVersion(t.Context(), last), "the last deletion is remembered")
+		assert.Zero(t, time.Since(began))
+		assert.NoError(t, c.CheckInvariants(), "at most 1024 deletions remembered")
 	})
 }

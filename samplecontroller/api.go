@@ -45,14 +45,17 @@ type Resource interface {
 // client-go: dynamic.Interface.
 type API func(gvr schema.GroupVersionResource, namespace string) Resource
 
-// typedAPI returns an API whose handles return only typed objects.
+// typedAPI returns an API whose Foo and Deployment handles return only
+// typed objects; other resources' handles are api's own.
 func typedAPI(api API, scheme *runtime.Scheme) API {
 	return func(gvr schema.GroupVersionResource, ns string) Resource {
-		gvk := FooGVK
-		if gvr == DeploymentsGVR {
-			gvk = DeploymentGVK
+		switch gvr {
+		case FoosGVR:
+			return typedResource{Resource: api(gvr, ns), scheme: scheme, gvk: FooGVK}
+		case DeploymentsGVR:
+			return typedResource{Resource: api(gvr, ns), scheme: scheme, gvk: DeploymentGVK}
 		}
-		return typedResource{Resource: api(gvr, ns), scheme: scheme, gvk: gvk}
+		return api(gvr, ns)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/informer"
-	"github.com/informerlab/informerlab/reflector"
 	"github.com/informerlab/informerlab/workqueue"
 )
 
@@ -114,7 +113,9 @@ func New(api API, opts Options) (*SampleController, error) {
 	scheme := NewScheme()
 	typed := typedAPI(api, scheme)
 	mgr, err := controller.NewManager(controller.ManagerOptions{
-		NewListerWatcher: func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher {
+		// The informers list and watch through these handles; with them the
+		// Manager can also write Events (GetEventRecorderFor).
+		NewClient: func(gvr schema.GroupVersionResource, ns string) controller.ResourceInterface {
 			return typed(gvr, ns)
 		},
 		Namespace:  opts.Namespace,
@@ -183,7 +184,8 @@ func (c *SampleController) Run(ctx context.Context) error {
 
 // Manager returns the Manager the controllers run on: its GetInformer
 // returns the shared informers (FoosGVR with &Foo{}, DeploymentsGVR with
-// &Deployment{}), for a narrator that wants to show the caches.
+// &Deployment{}), for a narrator that wants to show the caches, and its
+// GetEventRecorderFor records Events through the same API.
 func (c *SampleController) Manager() *controller.Manager { return c.mgr }
 
 // FooController returns the Foo controller, whose Counts say how its

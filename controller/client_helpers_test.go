@@ -24,6 +24,8 @@ import (
 var (
 	_ controller.ResourceInterface = (*fakeapi.ResourceClient)(nil)
 	_ controller.ResourceInterface = (*client.ResourceClient)(nil)
+	// A Finalizer writes through the Client as it is.
+	_ = controller.Finalizer{Update: (*controller.Client)(nil).Update}
 )
 
 // Widget is a typed kind, registered in a scheme like a CRD's Go type.

@@ -290,8 +290,8 @@ func TestClientWritesGoToTheAPI(t *testing.T) {
 }
 
 // TestClientWithoutAPIClientSaysSo: a Manager built with only a
-// ListerWatcher reads from its cache, and its writes and API reads fail
-// with an error naming the missing option.
+// ListerWatcher reads from its cache, its writes and API reads fail with
+// an error naming the missing option, and its Events are discarded.
 // Diagram: none. client-go: none (controller-runtime always has a REST config).
 func TestClientWithoutAPIClientSaysSo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -306,6 +306,7 @@ func TestClientWithoutAPIClientSaysSo(t *testing.T) {
 		errRead := m.GetClient().Get(t.Context(), key("a", "one"), exampleCM())
 		errWrite := m.GetClient().Create(t.Context(), newCM("a", "two"))
 		errAPIRead := m.GetAPIReader().Get(t.Context(), key("a", "one"), exampleCM())
+		m.GetEventRecorderFor("demo").Event(newCM("a", "one"), controller.EventTypeNormal, "Discarded", "nowhere to write it")
 
 		assert.NoError(t, errRead)
 		assert.ErrorContains(t, errWrite, "set ManagerOptions.NewClient")

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/informer"
@@ -24,11 +25,13 @@ import (
 // On the server: one counter for every object of every resource, so an
 // object's resourceVersion says nothing about how often it changed; a write
 // that changes nothing keeps it, so equal resourceVersions mean the same
-// stored state, which is the only comparison a client may make. A list at ""
-// is the newest state and may be paginated; at "0" it is any state the server
-// has at hand (the newest, here) and the limit is ignored; at an old N with
-// a limit it is that exact past snapshot; ahead of the server it is 504, and
-// older than the server's history 410.
+// stored state. A list at "" is the newest state and may be paginated; at
+// "0" it is any state the server has at hand (the newest, here) and the
+// limit is ignored; at an old N with a limit it is that exact past snapshot;
+// ahead of the server it is 504, and older than the server's history 410.
+// Two versions of one resource may be ordered only as integers
+// (resourceversion.CompareResourceVersion, guaranteed since Kubernetes 1.35):
+// as strings "9" sorts after "10".
 //
 // In the Reflector: the first list asks for "0", the watch starts at the
 // list's resourceVersion, a relist after 410 asks for the last version seen,
@@ -73,6 +76,21 @@ func TestConfusionResourceVersionRules(t *testing.T) {
 			srv.Compact()
 			_, err = cms.List(context.Background(), metav1.ListOptions{ResourceVersion: rvOf(a), Limit: 10})
 			assert.True(t, apierrors.IsResourceExpired(err), "older than the history: 410, got %v", err)
+
+			byRV := map[string]*unstructured.Unstructured{}
+			for _, name := range []string{"c", "d", "e", "f", "g", "h"} {
+				obj := create(t, cms, configMap("ns", name, "1"))
+				byRV[rvOf(obj)] = obj
+			}
+			nine, ten := byRV["9"], byRV["10"]
+			require.NotNil(t, nine)
+			require.NotNil(t, ten)
+			assert.Greater(t, rvOf(nine), rvOf(ten), "compared as strings, the older version sorts after the newer")
+			order, err := resourceversion.CompareResourceVersion(rvOf(nine), rvOf(ten))
+			require.NoError(t, err)
+			assert.Equal(t, -1, order, "compared as the integers they are (Kubernetes 1.35 and later), it does not")
+			_, err = resourceversion.CompareResourceVersion("0", rvOf(ten))
+			assert.Error(t, err, `"0" is a request meaning "any", never the version of an object`)
 		})
 	})
 

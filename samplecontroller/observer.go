@@ -10,6 +10,8 @@ import (
 
 // Step says where in the diagram an [Event] happened. Its value is the tag
 // a narrator prints: "[6 handler]", "[7 enqueue]", ...
+//
+// client-go: none (the numbered arrows of client-go's controller diagram).
 type Step string
 
 // The steps an Observer hears about, in the order one change crosses them.
@@ -42,6 +44,9 @@ const (
 
 // Event is one thing an [Observer] is told about. Which fields are set
 // depends on Step; String renders any Event as one line.
+//
+// client-go: none (what sample-controller's klog lines and Events say, as
+// data).
 type Event struct {
 	Step Step
 	// Controller is FooControllerName or SimulatorControllerName.
@@ -132,4 +137,7 @@ func (e Event) String() string {
 // workers, possibly concurrently: it must be safe for concurrent use, quick,
 // and must not call back into the controller. A nil Observer costs nothing:
 // New then wires the controllers without any of the observing wrappers.
+//
+// client-go: none (workqueue.MetricsProvider and the informer's handler
+// hooks are the nearest: they count, this narrates).
 type Observer func(Event)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -162,13 +163,12 @@ func TestConvergesOverHTTPWithUnstructuredClient(t *testing.T) {
 	cl, err := client.New(cfg, nil)
 	require.NoError(t, err)
 	available := make(chan struct{})
-	var once bool
+	var once sync.Once
 	c, err := sc.New(func(gvr schema.GroupVersionResource, ns string) sc.Resource {
 		return cl.Resource(gvr).Namespace(ns)
 	}, sc.Options{DeploymentSimulator: true, Logger: quiet, Observer: func(e sc.Event) {
-		if e.Step == sc.StepAPIWrite && e.Err == nil && strings.Contains(e.Detail, "Ready=True (Available)") && !once {
-			once = true // only the Foo worker writes Foo status: no race
-			close(available)
+		if e.Step == sc.StepAPIWrite && e.Err == nil && strings.Contains(e.Detail, "Ready=True (Available)") {
+			once.Do(func() { close(available) })
 		}
 	}})
 	require.NoError(t, err)

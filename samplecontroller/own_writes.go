@@ -1,6 +1,7 @@
 package samplecontroller
 
 import (
+	"fmt"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -31,6 +32,10 @@ import (
 //
 // client-go: none. kube-controller-manager's ControllerExpectations solve
 // the same problem for pods; controller-runtime leaves it to the user.
+//
+// Invariants (checkInvariants): every entry's foo is filed under its own
+// namespace/name, and its replaced set is not empty and never holds foo's
+// own resourceVersion (a version cannot replace itself).
 type ownWrites struct {
 	mu     sync.Mutex // guards latest
 	latest map[types.NamespacedName]ownWrite
@@ -78,6 +83,25 @@ func (o *ownWrites) forget(key types.NamespacedName) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	delete(o.latest, key)
+}
+
+// checkInvariants reports the first broken invariant (for tests).
+func (o *ownWrites) checkInvariants() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for key, w := range o.latest {
+		switch {
+		case w.foo == nil:
+			return fmt.Errorf("samplecontroller: own writes: %s has no object", key)
+		case w.foo.Namespace != key.Namespace || w.foo.Name != key.Name:
+			return fmt.Errorf("samplecontroller: own writes: %s holds %s/%s", key, w.foo.Namespace, w.foo.Name)
+		case len(w.replaced) == 0:
+			return fmt.Errorf("samplecontroller: own writes: %s replaced nothing", key)
+		case w.replaced[w.foo.ResourceVersion]:
+			return fmt.Errorf("samplecontroller: own writes: %s replaced its own resourceVersion %s", key, w.foo.ResourceVersion)
+		}
+	}
+	return nil
 }
 
 // len returns how many Foos are remembered (for tests).

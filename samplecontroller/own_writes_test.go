@@ -70,6 +70,7 @@ func TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind(t *testing.T) {
 
 	assert.Equal(t, int32(2), getFoo(t, api).Status.AvailableReplicas, "the stale cache did not hide the reconciler's own write")
 	assert.Equal(t, 1, r.own.len())
+	assert.NoError(t, r.own.checkInvariants())
 
 	// Once the cache catches up, the reconciler forgets its copy.
 	require.NoError(t, fooCache.Update(getFoo(t, api)))
@@ -89,7 +90,9 @@ func TestOwnWritesRemembersOnlyChainsOfItsWrites(t *testing.T) {
 	}
 
 	o.wrote("1", at("2", 1)) // finalizer patch
+	require.NoError(t, o.checkInvariants())
 	o.wrote("2", at("3", 2)) // status write, from our own result
+	require.NoError(t, o.checkInvariants())
 
 	assert.Equal(t, "3", o.fresher(at("1", 0)).ResourceVersion, "cache at 1: behind both writes")
 	assert.Equal(t, "3", o.fresher(at("2", 1)).ResourceVersion, "cache at 2: behind the second")
@@ -98,15 +101,18 @@ func TestOwnWritesRemembersOnlyChainsOfItsWrites(t *testing.T) {
 
 	o.wrote("3", at("4", 3))
 	o.wrote("7", at("8", 4)) // someone else wrote 4..7: a new chain
+	require.NoError(t, o.checkInvariants())
 	assert.Equal(t, "3", o.fresher(at("3", 2)).ResourceVersion, "3 is not known as replaced any more")
 	assert.Equal(t, 0, o.len())
 
 	o.wrote("8", at("9", 5))
+	require.NoError(t, o.checkInvariants())
 	o.forget(controller.Request{}.NamespacedName)
 	assert.Equal(t, 1, o.len(), "forget of another key")
 	fresh := o.fresher(at("8", 4))
 	fresh.Status.AvailableReplicas = 99
 	assert.Equal(t, int32(5), o.fresher(at("8", 4)).Status.AvailableReplicas, "fresher hands out copies")
+	assert.NoError(t, o.checkInvariants())
 }
 
 func getFoo(t *testing.T, api API) *Foo {

@@ -47,6 +47,9 @@ func DefaultRateLimiter() workqueue.RateLimiter[controller.Request] {
 
 // Options configure New. The zero value is a working configuration for a
 // real cluster; on fakeapi, set DeploymentSimulator.
+//
+// client-go: sample-controller main.go's flags, and controller-runtime
+// pkg/controller.Options.
 type Options struct {
 	// Namespace limits both controllers to one namespace; "" watches all.
 	Namespace string

@@ -9,15 +9,20 @@
 //	                                                                                           v
 //	                                               workqueue "foo" --8 Get--> FooReconciler.Reconcile
 //	                                                                                   |
-//	          listers (the informers' caches) <------------9 Get Foo, Get Deployment---+
-//	          API server <-- patch finalizers, create/patch/delete Deployment, update status
+//	          client Get (the informers' caches) <---------9 Get Foo, Get Deployment---+
+//	          API server <-- client: patch finalizers, create/patch Deployment, update status;
+//	                         delete Deployment; Events (written by the event broadcaster)
 //
 // # How it works
 //
 // [New] builds a controller.Manager whose cache holds two shared informers,
 // Foos and Deployments, and on it the "foo" controller (and, for fakeapi,
-// the "deployment-simulator"). Follow one Foo, demo/example, asking for a
-// Deployment "web" with 3 replicas:
+// the "deployment-simulator"). Both reconcilers use the Manager's split
+// client (Manager.GetClient): Get reads a copy from the cache and sends no
+// request; Create, Patch and UpdateStatus go to the API server. The Foo
+// controller records Events with Manager.GetEventRecorderFor(EventSource).
+// Follow one Foo, demo/example, asking for a Deployment "web" with 3
+// replicas:
 //
 //  1. Step 6 (handler): the Foo informer's notification "add foos
 //     demo/example" reaches the controller's Kind source. Its predicate,
@@ -28,8 +33,8 @@
 //     the queue. Only the key: ten events while it waits are one Reconcile.
 //  3. Step 8 (get key): the worker takes demo/example and calls
 //     [FooReconciler.Reconcile].
-//  4. Step 9 (lister get): Reconcile reads the Foo from the cache, copies it,
-//     puts the finalizer on it, validates and defaults its spec, reads the
+//  4. Step 9 (lister get): Reconcile reads a copy of the Foo from the cache
+//     (the client's Get), puts the finalizer on it, validates and defaults its spec, reads the
 //     Deployment "web" from the other cache, finds none, and creates it with
 //     a controller owner reference to the Foo. It writes the Foo's status:
 //     0 of 3 available.
@@ -42,16 +47,22 @@
 //     sets the Deployment's status to 3 available; that update brings the
 //     Foo back; Reconcile finds everything in place and writes the status
 //     once more: 3 of 3, Ready. Its own status writes come back as Foo
-//     updates with an unchanged generation, and step 6 drops them.
+//     updates with an unchanged generation, and step 6 drops them. Each
+//     Reconcile that wrote records a Normal Event "Synced" on the Foo;
+//     `kubectl get events` shows one Event, count 2.
 //
 // The practices, and where they are:
 //
 //   - Level triggering: Reconcile acts on the current state of both objects,
 //     never on the event that woke it ([FooReconciler]).
-//   - Never modify the cache: Reconcile works on a deep copy.
+//   - Never modify the cache: reads go through the client, whose Get
+//     returns a deep copy; Reconcile works on it.
+//   - Reads never cost a request: the client serves them from the cache
+//     (TestReadsComeFromTheCacheNotTheAPI).
 //   - Validate the spec: an invalid one gets Ready=False with reason
-//     InvalidSpec, written once, and a controller.TerminalError: no retry, no
-//     hot loop; the next edit of the spec brings the Foo back.
+//     InvalidSpec, written once, a Warning Event InvalidSpec, and a
+//     controller.TerminalError: no retry, no hot loop; the next edit of the
+//     spec brings the Foo back.
 //   - Defaults: a missing spec.replicas means [DefaultReplicas], applied in
 //     memory (the CRD's schema default, testdata/foo-crd.yaml, applies it
 //     on a real cluster).
@@ -62,7 +73,12 @@
 //     anyway.
 //   - A controller owner reference on the Deployment, and refusal to adopt
 //     a Deployment the Foo does not control: Ready=False with reason
-//     ResourceExists, and retries with backoff until it is gone.
+//     ResourceExists, a Warning Event ErrResourceExists (its count grows
+//     with every retry), and retries with backoff until it is gone.
+//   - Events for people: Warning InvalidSpec, ErrResourceExists, and
+//     SyncFailed for any other error (409 Conflicts excepted); Normal
+//     Synced only when a Reconcile changed something, so a Foo in sync
+//     adds nothing. Recording never blocks the Reconcile.
 //   - Status only through the status subresource, and only when it changed.
 //   - GenerationChangedPredicate on Foos, so status writes do not loop.
 //   - Errors retried with exponential backoff, 5ms doubling to 6 hours
@@ -77,7 +93,9 @@
 //     correct". The reconciler remembers the resourceVersions its writes
 //     replaced, and when the cache hands out one of those, it works from its
 //     own newer copy (see own_writes.go and
-//     TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind).
+//     TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind). Unlike the
+//     client's WaitForResourceVersion, which would hold the worker after
+//     every write until the watch event arrives, this costs no wait.
 //
 // An [Observer] hears about every step — [StepHandler], [StepEnqueue],
 // [StepGetKey], [StepListerGet], [StepAPIWrite], [StepReconcile],
@@ -107,12 +125,15 @@
 //     workers (package controller shows that loop).
 //   - Status has conditions and observedGeneration; the spec is validated
 //     and defaulted; a finalizer cleans up; the rate limiter is capped at 6
-//     hours instead of 1000 seconds; there is no EventRecorder yet (the
-//     reason is in the status condition).
+//     hours instead of 1000 seconds; "Synced" is recorded only when a
+//     Reconcile wrote something (upstream records it on every sync), and
+//     failures other than ErrResourceExists are recorded too.
 //   - The types are hand-written (Foo, and a subset of Deployment) with
 //     hand-written deep copies, instead of generated clientsets, listers and
-//     informers; the informers and listers are the generic ones of package
-//     informer.
+//     informers; the informers are the generic ones of package informer,
+//     read through controller-runtime's kind of client.
+//   - The Deployment's delete (with a UID precondition) goes through the
+//     API handle: the client's Delete takes no options.
 //   - The DeploymentSimulator plays kube-controller-manager on fakeapi.
 //
 // client-go files: sample-controller controller.go, main.go,
@@ -125,6 +146,10 @@
 // converges and is deleted:
 //
 //	go test ./samplecontroller -run ExampleNew -v
+//
+// then the Events it records, read back from the server:
+//
+//	go test ./samplecontroller -run 'TestEventWarns|TestSyncedEvent' -v
 //
 // then docs/samplecontroller.md, which walks one Foo through the system,
 // each point with the test that shows it. Before this package along the

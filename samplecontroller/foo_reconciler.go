@@ -6,24 +6,57 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
-	"github.com/informerlab/informerlab/indexer"
-	"github.com/informerlab/informerlab/informer"
 )
 
 // FinalizerName is the finalizer the Foo controller puts on every Foo, so
 // that it can delete the Foo's Deployment before the Foo goes.
 const FinalizerName = "samplecontroller.k8s.io/cleanup"
 
+// EventSource is the source component of the Events the Foo controller
+// records, as `kubectl get events` shows it (sample-controller's
+// controllerAgentName).
+const EventSource = "sample-controller"
+
+// The reasons of the Events the Foo controller records on a Foo, and the
+// message of EventReasonSynced. An Event is for people (`kubectl describe
+// foo`, `kubectl get events`); the Ready condition says the same for
+// programs.
+const (
+	// EventReasonSynced (Normal): a Reconcile changed something (the
+	// finalizer, the Deployment or the status) and ended in sync. A
+	// Reconcile that found everything in place records nothing.
+	EventReasonSynced = "Synced"
+	// EventReasonErrResourceExists (Warning): the Deployment the Foo names
+	// exists and is not controlled by it. Recorded on every retry; the
+	// repeats raise the count of one Event.
+	EventReasonErrResourceExists = "ErrResourceExists"
+	// EventReasonInvalidSpec (Warning): the spec cannot be acted on; the
+	// message says why.
+	EventReasonInvalidSpec = "InvalidSpec"
+	// EventReasonSyncFailed (Warning): a Reconcile of an existing Foo
+	// failed for any other reason (a write refused, the API down); the
+	// message is the error. 409 Conflicts are not recorded: the retry
+	// reads the object again, and there is nothing for a person to do.
+	EventReasonSyncFailed = "SyncFailed"
+
+	// EventMessageSynced is the message of every Synced Event: the same
+	// each time, so repeats count up one Event instead of adding more.
+	EventMessageSynced = "Foo synced successfully"
+)
+
 // FooReconciler makes the world match one Foo: a Deployment called
 // spec.deploymentName, controlled by the Foo, running spec.replicas pods;
 // and a status that says how many are available. It reads only from the
-// informers' caches (listers) and writes only through the API.
+// Manager's cache, through its split client (controller.Client Get, which
+// returns copies and sends no request), and writes only through the API
+// (the same client's Create, Patch and UpdateStatus).
 //
 // Each Reconcile, in order (the numbers are those in the code):
 //
-//  1. Step 9: get the Foo from the lister. Not found means deleted: its
+//  1. Step 9: get the Foo from the cache. Not found means deleted: its
 //     finalizer has already run; nothing to do. If the cache is behind the
 //     reconciler's own last write to the Foo, work from that write's
 //     result instead (see "read your own writes" in the package doc).
@@ -32,20 +65,28 @@ const FinalizerName = "samplecontroller.k8s.io/cleanup"
 //     gets its Deployment deleted, then the finalizer removed, and that is
 //     all ([controller.Finalizer]).
 //  3. Validate the spec. Invalid: the Ready condition says why
-//     (ReasonInvalidSpec), written once, and Reconcile returns a
+//     (ReasonInvalidSpec), written once, a Warning Event
+//     (EventReasonInvalidSpec) says it too, and Reconcile returns a
 //     [controller.TerminalError]: no retry, no hot loop. The next edit of
 //     the spec brings the Foo back.
 //  4. Default: spec.replicas nil means DefaultReplicas (in memory only).
-//  5. Get the Deployment from its lister; create it if it is missing, with
+//  5. Get the Deployment from the cache; create it if it is missing, with
 //     a controller owner reference to the Foo — also when someone deleted
 //     it: its delete event brought the Foo here.
 //  6. Refuse to adopt a Deployment the Foo does not control: say so in the
-//     status (ReasonResourceExists) and return an error, so the Foo is
+//     status (ReasonResourceExists) and in a Warning Event
+//     (EventReasonErrResourceExists), and return an error, so the Foo is
 //     retried with backoff until the obstacle is gone.
 //  7. Scale the Deployment if its replicas differ, with a merge patch of
 //     spec.replicas alone.
 //  8. Write the status (availableReplicas, observedGeneration, Ready) through
 //     the status subresource, and only if it changed.
+//
+// Then, if anything was written, a Normal Event EventReasonSynced; if the
+// Reconcile failed for another reason than 3 and 6, a Warning Event
+// EventReasonSyncFailed with the error. Events are written by the
+// Manager's event broadcaster, from its own goroutine: recording one never
+// blocks a Reconcile.
 //
 // What a write never does: send a Deployment decoded into the subset type
 // back to the server (that would drop every field the subset lacks). Patches
@@ -58,34 +99,44 @@ const FinalizerName = "samplecontroller.k8s.io/cleanup"
 // client-go: sample-controller controller.go (syncHandler), written as a
 // controller-runtime Reconciler.
 type FooReconciler struct {
-	foos        informer.Lister[*Foo]
-	deployments informer.Lister[*Deployment]
-	api         API // returns typed handles
-	finalizer   controller.Finalizer
-	image       string
-	own         *ownWrites
-	obs         Observer // nil: nobody listens
+	reader    controller.Reader  // the cache: the Manager's Client
+	client    *controller.Client // writes
+	api       API                // typed handles, for the one write the Client cannot express
+	recorder  controller.EventRecorder
+	finalizer controller.Finalizer
+	image     string
+	own       *ownWrites
+	obs       Observer // nil: nobody listens
 }
 
-// newFooReconciler returns a FooReconciler that reads from the two
-// informers' indexers and writes through api (typed handles).
-func newFooReconciler(foos, deployments indexer.Indexer, api API, image string, obs Observer) *FooReconciler {
+// newFooReconciler returns a FooReconciler that reads through reader (the
+// Manager's Client, or in a test a reader over caches the test controls),
+// writes through c, records Events with recorder, and deletes through api
+// (typed handles).
+func newFooReconciler(reader controller.Reader, c *controller.Client, api API, recorder controller.EventRecorder, image string, obs Observer) *FooReconciler {
 	r := &FooReconciler{
-		foos:        informer.NewLister[*Foo](foos, FoosGVR.GroupResource()),
-		deployments: informer.NewLister[*Deployment](deployments, DeploymentsGVR.GroupResource()),
-		api:         api,
-		image:       image,
-		own:         newOwnWrites(),
-		obs:         obs,
+		reader:   reader,
+		client:   c,
+		api:      api,
+		recorder: recorder,
+		image:    image,
+		own:      newOwnWrites(),
+		obs:      obs,
 	}
 	r.finalizer = controller.Finalizer{Name: FinalizerName, Cleanup: r.cleanup, Update: r.updateFinalizers}
 	return r
 }
 
+// outcome is what one sync did, for the Events Reconcile records.
+type outcome struct {
+	wrote  bool // at least one write succeeded
+	warned bool // a Warning Event already says why it failed
+}
+
 // Reconcile brings one Foo and its Deployment in line; see [FooReconciler].
 func (r *FooReconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	// 1. Step 9 (get object for key): the Request is only a key.
-	cached, err := r.getFoo(req.Namespace, req.Name)
+	cached, err := r.getFoo(ctx, req.Namespace, req.Name)
 	if apierrors.IsNotFound(err) {
 		r.own.forget(req.NamespacedName)
 		return controller.Result{}, nil // deleted, and already cleaned up
@@ -93,52 +144,74 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req controller.Request) (
 	if err != nil {
 		return controller.Result{}, err
 	}
-	// A copy: the cache's object is shared, never modify it. If the cache
-	// has not yet seen our own last write, the copy is of what it returned.
+	// cached is the client's copy: ours to modify. If the cache has not
+	// yet seen our own last write, work from what that write returned.
 	foo := r.own.fresher(cached)
 
-	// 2. Finalizer: added before anything is created; on deletion, cleanup.
-	if deleting, err := r.finalizer.Finalize(ctx, foo); deleting || err != nil {
-		return controller.Result{}, err
+	done, err := r.sync(ctx, req, foo)
+	switch {
+	case err == nil && done.wrote:
+		r.recorder.Event(foo, controller.EventTypeNormal, EventReasonSynced, EventMessageSynced)
+	case err != nil && !done.warned && !apierrors.IsConflict(err):
+		r.recorder.Event(foo, controller.EventTypeWarning, EventReasonSyncFailed, err.Error())
 	}
+	return controller.Result{}, err
+}
+
+// sync runs steps 2 to 8 on foo, a copy it may modify.
+func (r *FooReconciler) sync(ctx context.Context, req controller.Request, foo *Foo) (outcome, error) {
+	var done outcome
+	// 2. Finalizer: added before anything is created; on deletion, cleanup.
+	hadFinalizer := controller.ContainsFinalizer(foo, FinalizerName)
+	deleting, err := r.finalizer.Finalize(ctx, foo)
+	if deleting || err != nil {
+		return outcome{}, err // no Synced about a Foo on its way out
+	}
+	done.wrote = !hadFinalizer
 
 	// 3. Validate: an invalid spec will not fix itself, so no retry.
 	if errs := validateFoo(foo); len(errs) > 0 {
 		invalid := errs.ToAggregate()
 		cond := readyCondition(foo, false, ReasonInvalidSpec, invalid.Error())
-		if err := r.updateStatus(ctx, foo, foo.Status.AvailableReplicas, cond); err != nil {
-			return controller.Result{}, err
+		if _, err := r.updateStatus(ctx, foo, foo.Status.AvailableReplicas, cond); err != nil {
+			return done, err
 		}
-		return controller.Result{}, controller.TerminalError(fmt.Errorf("samplecontroller: foo %s: invalid spec: %w", req, invalid))
+		r.recorder.Event(foo, controller.EventTypeWarning, EventReasonInvalidSpec, invalid.Error())
+		done.warned = true
+		return done, controller.TerminalError(fmt.Errorf("samplecontroller: foo %s: invalid spec: %w", req, invalid))
 	}
 
 	// 4. Defaults.
 	replicas := desiredReplicas(foo)
 
 	// 5. The Deployment, from the cache; created if missing.
-	dep, err := r.getDeployment(foo.Namespace, foo.Spec.DeploymentName)
+	dep, err := r.getDeployment(ctx, foo.Namespace, foo.Spec.DeploymentName)
 	if apierrors.IsNotFound(err) {
 		dep, err = r.createDeployment(ctx, foo, replicas)
+		done.wrote = done.wrote || err == nil
 	}
 	if err != nil {
-		return controller.Result{}, err
+		return done, err
 	}
 
 	// 6. Never adopt: a Deployment this Foo does not control is someone else's.
 	if !metav1.IsControlledBy(dep, foo) {
 		msg := fmt.Sprintf("Deployment %q already exists and is not controlled by Foo %q", dep.Name, foo.Name)
 		cond := readyCondition(foo, false, ReasonResourceExists, msg)
-		if err := r.updateStatus(ctx, foo, foo.Status.AvailableReplicas, cond); err != nil {
-			return controller.Result{}, err
+		if _, err := r.updateStatus(ctx, foo, foo.Status.AvailableReplicas, cond); err != nil {
+			return done, err
 		}
-		return controller.Result{}, fmt.Errorf("samplecontroller: foo %s: %s", req, msg)
+		r.recorder.Event(foo, controller.EventTypeWarning, EventReasonErrResourceExists, msg)
+		done.warned = true
+		return done, fmt.Errorf("samplecontroller: foo %s: %s", req, msg)
 	}
 
 	// 7. Scale.
 	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != replicas {
-		if dep, err = r.scaleDeployment(ctx, dep, replicas); err != nil {
-			return controller.Result{}, err
+		if err := r.scaleDeployment(ctx, dep, replicas); err != nil {
+			return done, err
 		}
+		done.wrote = true
 	}
 
 	// 8. Status, only if it changed.
@@ -149,19 +222,24 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req controller.Request) (
 	if upToDate && available == replicas {
 		cond = readyCondition(foo, true, ReasonAvailable, msg)
 	}
-	return controller.Result{}, r.updateStatus(ctx, foo, available, cond)
+	wrote, err := r.updateStatus(ctx, foo, available, cond)
+	done.wrote = done.wrote || wrote
+	return done, err
 }
 
-// getFoo reads a Foo from the cache (step 9).
-func (r *FooReconciler) getFoo(ns, name string) (*Foo, error) {
-	foo, err := r.foos.Namespace(ns).Get(name)
+// getFoo reads a copy of a Foo from the cache (step 9): no request.
+func (r *FooReconciler) getFoo(ctx context.Context, ns, name string) (*Foo, error) {
+	foo := &Foo{}
+	err := r.reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, foo)
 	r.reportGet("foos", ns, name, err)
 	return foo, err
 }
 
-// getDeployment reads a Deployment from the cache (step 9).
-func (r *FooReconciler) getDeployment(ns, name string) (*Deployment, error) {
-	dep, err := r.deployments.Namespace(ns).Get(name)
+// getDeployment reads a copy of a Deployment from the cache (step 9): no
+// request.
+func (r *FooReconciler) getDeployment(ctx context.Context, ns, name string) (*Deployment, error) {
+	dep := &Deployment{}
+	err := r.reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, dep)
 	r.reportGet("deployments", ns, name, err)
 	return dep, err
 }
@@ -172,7 +250,7 @@ func (r *FooReconciler) reportGet(resource, ns, name string, err error) {
 	}
 }
 
-// listerGetEvent describes a lister Get for an Observer.
+// listerGetEvent describes a cache read for an Observer.
 func listerGetEvent(ctrl, resource, ns, name string, err error) Event {
 	verb := "found"
 	switch {

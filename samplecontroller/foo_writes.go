@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
@@ -30,33 +29,31 @@ func (r *FooReconciler) write(verb, resource, ns, name, detail string, do func()
 
 // updateStatus sets foo's status to available replicas and cond, for its
 // current generation, and writes it through the status subresource if
-// that changed anything. Writing an unchanged status would cost an API
-// call and a watch event for every Reconcile.
-func (r *FooReconciler) updateStatus(ctx context.Context, foo *Foo, available int32, cond metav1.Condition) error {
+// that changed anything; it reports whether it wrote. Writing an unchanged
+// status would cost an API call and a watch event for every Reconcile.
+func (r *FooReconciler) updateStatus(ctx context.Context, foo *Foo, available int32, cond metav1.Condition) (bool, error) {
 	var status FooStatus
 	foo.Status.DeepCopyInto(&status)
 	status.AvailableReplicas = available
 	status.ObservedGeneration = foo.Generation
 	meta.SetStatusCondition(&status.Conditions, cond)
 	if equality.Semantic.DeepEqual(status, foo.Status) {
-		return nil
+		return false, nil
 	}
 	foo.Status = status
 	detail := fmt.Sprintf("availableReplicas %d, %s=%s (%s)", available, cond.Type, cond.Status, cond.Reason)
-	return r.write("update status", "foos", foo.Namespace, foo.Name, detail, func() error {
+	err := r.write("update status", "foos", foo.Namespace, foo.Name, detail, func() error {
 		// The whole Foo goes, with the resourceVersion it was read at: if
 		// the Foo changed since, 409 Conflict, and the retry reads it again.
+		// The client fills foo with the server's answer.
 		before := foo.ResourceVersion
-		out, err := r.api(FoosGVR, foo.Namespace).UpdateStatus(ctx, foo, metav1.UpdateOptions{})
-		if err != nil {
-			return err
-		}
-		if err := assign(foo, out); err != nil {
+		if err := r.client.UpdateStatus(ctx, foo); err != nil {
 			return err
 		}
 		r.own.wrote(before, foo)
 		return nil
 	})
+	return err == nil, err
 }
 
 // createDeployment creates foo's Deployment, controlled by foo.
@@ -64,14 +61,10 @@ func (r *FooReconciler) createDeployment(ctx context.Context, foo *Foo, replicas
 	dep := newDeployment(foo, replicas, r.image)
 	detail := fmt.Sprintf("replicas %d, controlled by foo %s", replicas, foo.Name)
 	err := r.write("create", "deployments", dep.Namespace, dep.Name, detail, func() error {
-		out, err := r.api(DeploymentsGVR, dep.Namespace).Create(ctx, dep, metav1.CreateOptions{})
-		if err != nil {
-			// AlreadyExists: the cache had not seen it yet (a stale read
-			// after our own create, or someone else's). The retry reads a
-			// fresher cache.
-			return err
-		}
-		return assign(dep, out)
+		// An AlreadyExists error means the cache had not seen it yet (a
+		// stale read after our own create, or someone else's). The retry
+		// reads a fresher cache.
+		return r.client.Create(ctx, dep)
 	})
 	if err != nil {
 		return nil, err
@@ -109,36 +102,29 @@ func newDeployment(foo *Foo, replicas int32, image string) *Deployment {
 }
 
 // scaleDeployment sets dep's spec.replicas with a merge patch that carries
-// nothing else but the resourceVersion it was read at.
-func (r *FooReconciler) scaleDeployment(ctx context.Context, dep *Deployment, replicas int32) (*Deployment, error) {
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": dep.ResourceVersion},
-		"spec":     map[string]any{"replicas": replicas},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("samplecontroller: %w", err)
-	}
+// nothing else but the resourceVersion it was read at, and fills dep with
+// the server's answer. dep must be the caller's copy.
+func (r *FooReconciler) scaleDeployment(ctx context.Context, dep *Deployment, replicas int32) error {
 	from := "unset"
 	if dep.Spec.Replicas != nil {
 		from = fmt.Sprint(*dep.Spec.Replicas)
 	}
-	scaled := &Deployment{}
-	err = r.write("patch", "deployments", dep.Namespace, dep.Name, fmt.Sprintf("replicas %s -> %d", from, replicas), func() error {
-		out, err := r.api(DeploymentsGVR, dep.Namespace).Patch(ctx, dep.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-		if err != nil {
-			return err
-		}
-		return assign(scaled, out)
+	// MergeFrom sends what differs from original: spec.replicas, and the
+	// resourceVersion, blanked in original so that the patch carries it
+	// (controller-runtime's MergeFromWithOptimisticLock, spelled out).
+	original := dep.DeepCopy()
+	original.ResourceVersion = ""
+	dep.Spec.Replicas = &replicas
+	return r.write("patch", "deployments", dep.Namespace, dep.Name, fmt.Sprintf("replicas %s -> %d", from, replicas), func() error {
+		return r.client.Patch(ctx, dep, controller.MergeFrom(original))
 	})
-	if err != nil {
-		return nil, err
-	}
-	return scaled, nil
 }
 
 // updateFinalizers writes obj's metadata.finalizers with a merge patch,
 // for the controller.Finalizer, and updates obj from the answer (its new
-// resourceVersion is what the status write must carry).
+// resourceVersion is what the status write must carry). The patch is
+// built by hand: the Finalizer has already changed obj, so there is no
+// original for MergeFrom to compare with.
 func (r *FooReconciler) updateFinalizers(ctx context.Context, obj controller.Object) error {
 	foo, ok := obj.(*Foo)
 	if !ok {
@@ -160,14 +146,11 @@ func (r *FooReconciler) updateFinalizers(ctx context.Context, obj controller.Obj
 	}
 	return r.write("patch", "foos", foo.Namespace, foo.Name, detail, func() error {
 		before := foo.ResourceVersion
-		out, err := r.api(FoosGVR, foo.Namespace).Patch(ctx, foo.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		err := r.client.Patch(ctx, foo, controller.RawPatch(types.MergePatchType, patch))
 		if apierrors.IsNotFound(err) && !controller.ContainsFinalizer(foo, FinalizerName) {
 			return nil // removing from a Foo that is gone: done
 		}
 		if err != nil {
-			return err
-		}
-		if err := assign(foo, out); err != nil {
 			return err
 		}
 		r.own.wrote(before, foo)
@@ -190,7 +173,7 @@ func (r *FooReconciler) cleanup(ctx context.Context, obj controller.Object) erro
 	if foo.Spec.DeploymentName == "" {
 		return nil // an invalid spec created nothing
 	}
-	dep, err := r.getDeployment(foo.Namespace, foo.Spec.DeploymentName)
+	dep, err := r.getDeployment(ctx, foo.Namespace, foo.Spec.DeploymentName)
 	if apierrors.IsNotFound(err) {
 		return nil // already gone: cleanup is idempotent
 	}
@@ -203,7 +186,8 @@ func (r *FooReconciler) cleanup(ctx context.Context, obj controller.Object) erro
 	uid := dep.UID
 	return r.write("delete", "deployments", dep.Namespace, dep.Name, "cleanup by finalizer "+FinalizerName, func() error {
 		// The UID precondition makes sure a stale cache cannot make us
-		// delete a newer Deployment of the same name.
+		// delete a newer Deployment of the same name. The Client's Delete
+		// takes no options, so this one write goes through the handle.
 		err := r.api(DeploymentsGVR, dep.Namespace).Delete(ctx, dep.Name, metav1.DeleteOptions{
 			Preconditions: &metav1.Preconditions{UID: &uid},
 		})
@@ -212,18 +196,4 @@ func (r *FooReconciler) cleanup(ctx context.Context, obj controller.Object) erro
 		}
 		return err
 	})
-}
-
-// assign copies out, an object a write returned, into dst, which must be of
-// the same type.
-func assign[T any, PT interface {
-	*T
-	runtime.Object
-}](dst PT, out runtime.Object) error {
-	typed, ok := out.(PT)
-	if !ok {
-		return fmt.Errorf("samplecontroller: the API returned %T, want %T", out, dst)
-	}
-	*dst = *typed
-	return nil
 }

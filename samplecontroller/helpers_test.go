@@ -2,6 +2,7 @@ package samplecontroller_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -11,11 +12,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informerlab/informerlab/fakeapi"
 	sc "github.com/informerlab/informerlab/samplecontroller"
@@ -85,6 +89,7 @@ type world struct {
 	foos *fakeapi.ResourceClient
 	deps *fakeapi.ResourceClient
 	rec  *recorder
+	api  *countingAPI // the controller's handles
 	sc   *sc.SampleController
 }
 
@@ -109,6 +114,7 @@ func newWorldOn(t *testing.T, srvOpts fakeapi.Options, opts sc.Options, before .
 		foos: srv.Resource(sc.FoosGVR).Namespace(ns),
 		deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns),
 		rec:  &recorder{},
+		api:  &countingAPI{calls: map[string]int{}, failures: map[string]int{}},
 	}
 	for _, f := range before {
 		f(w)
@@ -117,7 +123,7 @@ func newWorldOn(t *testing.T, srvOpts fakeapi.Options, opts sc.Options, before .
 	opts.Logger = quiet
 	var err error
 	w.sc, err = sc.New(func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
-		return srv.Resource(gvr).Namespace(namespace)
+		return countedResource{Resource: srv.Resource(gvr).Namespace(namespace), resource: gvr.Resource, api: w.api}
 	}, opts)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -256,4 +262,103 @@ func unstructuredInt(obj runtime.Object, fields ...string) (int64, bool, error) 
 		return 0, false, nil
 	}
 	return unstructured.NestedInt64(u.Object, fields...)
+}
+
+// countingAPI counts the requests the controller sends through its
+// handles, per "verb resource" ("get foos", "create deployments"), and
+// fails the next calls of one when asked.
+type countingAPI struct {
+	mu       sync.Mutex     // guards the maps
+	calls    map[string]int // requests sent, failed ones included
+	failures map[string]int // how many of the next requests to fail
+}
+
+// count returns how many requests of verb on resource were sent.
+func (a *countingAPI) count(verb, resource string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.calls[verb+" "+resource]
+}
+
+// failNext fails the next n requests of verb on resource with a 500.
+func (a *countingAPI) failNext(verb, resource string, n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.failures[verb+" "+resource] = n
+}
+
+// call counts a request and reports the injected error, if any.
+func (a *countingAPI) call(verb, resource string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	key := verb + " " + resource
+	a.calls[key]++
+	if a.failures[key] > 0 {
+		a.failures[key]--
+		return apierrors.NewInternalError(errors.New("injected failure for " + key))
+	}
+	return nil
+}
+
+// countedResource passes every request to Resource after counting it.
+type countedResource struct {
+	sc.Resource
+	resource string
+	api      *countingAPI
+}
+
+func (r countedResource) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	if err := r.api.call("list", r.resource); err != nil {
+		return nil, err
+	}
+	return r.Resource.List(ctx, opts)
+}
+
+func (r countedResource) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if err := r.api.call("watch", r.resource); err != nil {
+		return nil, err
+	}
+	return r.Resource.Watch(ctx, opts)
+}
+
+func (r countedResource) Get(ctx context.Context, name string, opts metav1.GetOptions) (runtime.Object, error) {
+	if err := r.api.call("get", r.resource); err != nil {
+		return nil, err
+	}
+	return r.Resource.Get(ctx, name, opts)
+}
+
+func (r countedResource) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
+	if err := r.api.call("create", r.resource); err != nil {
+		return nil, err
+	}
+	return r.Resource.Create(ctx, obj, opts)
+}
+
+func (r countedResource) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	if err := r.api.call("update", r.resource); err != nil {
+		return nil, err
+	}
+	return r.Resource.Update(ctx, obj, opts)
+}
+
+func (r countedResource) UpdateStatus(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	if err := r.api.call("update status", r.resource); err != nil {
+		return nil, err
+	}
+	return r.Resource.UpdateStatus(ctx, obj, opts)
+}
+
+func (r countedResource) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (runtime.Object, error) {
+	if err := r.api.call("patch", r.resource); err != nil {
+		return nil, err
+	}
+	return r.Resource.Patch(ctx, name, pt, data, opts)
+}
+
+func (r countedResource) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+	if err := r.api.call("delete", r.resource); err != nil {
+		return err
+	}
+	return r.Resource.Delete(ctx, name, opts)
 }

@@ -163,7 +163,7 @@ func TestGenerationChangedPredicateStopsStatusUpdateHotLoop(t *testing.T) {
 	})
 }
 
-// TestErrorsRetryWithBackoff: the API server fails the Deployment's create three times
+// TestErrorsRetryWithBackoff: the API fails the Deployment's create three times
 // (500). Each failure is an error, and the Foo is retried after 5ms, 10ms,
 // 20ms; the fourth try succeeds and the backoff is forgotten.
 // Diagram: steps 7-8 (AddRateLimited). client-go: workqueue.ItemExponentialFailureRateLimiter.
@@ -171,7 +171,7 @@ func TestErrorsRetryWithBackoff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorld(t, sc.Options{DeploymentSimulator: true}, func(w *world) {
 			w.createFoo(t, newFoo("example", "web", int32p(1)))
-			require.NoError(t, w.srv.FailNext("create", 3, 500))
+			w.api.failNext("create", "deployments", 3) // not the Events' creates
 		})
 
 		settle()

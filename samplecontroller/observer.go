@@ -25,7 +25,7 @@ const (
 	// calls the Reconciler.
 	StepGetKey Step = "8 get key"
 	// StepListerGet: the Reconciler read an object from the informer's
-	// cache through a lister (step 9).
+	// cache (step 9), through the Manager's client: no request.
 	StepListerGet Step = "9 lister get"
 	// StepAPIWrite: the Reconciler wrote to the API server.
 	StepAPIWrite Step = "api"

@@ -64,8 +64,9 @@ func (o *ownWrites) wrote(before string, after *Foo) {
 	o.latest[key] = w
 }
 
-// fresher returns a copy of the newest Foo known for cached's key: our own
-// last write if cached is a version it replaced, else cached itself.
+// fresher returns the newest Foo known for cached's key: a copy of our own
+// last write if cached is a version it replaced, else cached itself
+// (already the caller's copy: the client's Get returns copies).
 func (o *ownWrites) fresher(cached *Foo) *Foo {
 	key := types.NamespacedName{Namespace: cached.Namespace, Name: cached.Name}
 	o.mu.Lock()
@@ -75,7 +76,7 @@ func (o *ownWrites) fresher(cached *Foo) *Foo {
 		return w.foo.DeepCopy()
 	}
 	delete(o.latest, key) // the cache has caught up, or moved past us
-	return cached.DeepCopy()
+	return cached
 }
 
 // forget drops what is known about a Foo that is gone.

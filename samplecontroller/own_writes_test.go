@@ -2,13 +2,18 @@ package samplecontroller
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/fakeapi"
@@ -34,7 +39,7 @@ func TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind(t *testing.T) {
 	api := typedAPI(func(gvr schema.GroupVersionResource, ns string) Resource { return srv.Resource(gvr).Namespace(ns) }, NewScheme())
 	fooCache := indexer.NewIndexer(nil, nil)
 	depCache := indexer.NewIndexer(nil, nil)
-	r := newFooReconciler(fooCache, depCache, api, DefaultImage, nil)
+	r := newTestReconciler(t, api, cacheReader{foos: fooCache, deployments: depCache})
 	req := controller.Request{}
 	req.Namespace, req.Name = "demo", "example"
 
@@ -52,7 +57,7 @@ func TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind(t *testing.T) {
 	converged := out.(*Foo)
 	require.NoError(t, fooCache.Add(converged))
 	// Its Deployment was just recreated: nothing available yet.
-	dep, err := r.createDeployment(ctx, converged, 2)
+	dep, err := r.createDeployment(ctx, converged.DeepCopy(), 2)
 	require.NoError(t, err)
 	require.NoError(t, depCache.Add(dep))
 
@@ -123,3 +128,62 @@ func getFoo(t *testing.T, api API) *Foo {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// newTestReconciler returns a FooReconciler that reads through reader and
+// writes through the client of a Manager (never started: writes need no
+// cache) over api. Its Events are discarded.
+func newTestReconciler(t *testing.T, api API, reader controller.Reader) *FooReconciler {
+	t.Helper()
+	mgr, err := controller.NewManager(controller.ManagerOptions{
+		NewClient: func(gvr schema.GroupVersionResource, ns string) controller.ResourceInterface { return api(gvr, ns) },
+		Scheme:    NewScheme(),
+		Logger:    slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	_, err = mgr.GetInformer(FoosGVR, &Foo{})
+	require.NoError(t, err)
+	_, err = mgr.GetInformer(DeploymentsGVR, &Deployment{})
+	require.NoError(t, err)
+	return newFooReconciler(reader, mgr.GetClient(), api, discardEvents{}, DefaultImage, nil)
+}
+
+// cacheReader is a controller.Reader over caches a test fills itself, so
+// that it can hold them behind the server. Like the Manager's client, it
+// returns copies.
+type cacheReader struct {
+	foos, deployments indexer.Indexer
+}
+
+func (c cacheReader) Get(_ context.Context, key types.NamespacedName, obj controller.Object) error {
+	switch obj := obj.(type) {
+	case *Foo:
+		return getCopy(c.foos, FoosGVR.GroupResource(), key, obj)
+	case *Deployment:
+		return getCopy(c.deployments, DeploymentsGVR.GroupResource(), key, obj)
+	}
+	return fmt.Errorf("cacheReader: cannot read %T", obj)
+}
+
+func (c cacheReader) List(context.Context, controller.ObjectList, ...controller.ListOption) error {
+	return errors.New("cacheReader: List is not used by the reconciler")
+}
+
+func getCopy[T any, PT interface {
+	*T
+	DeepCopy() PT
+}](cache indexer.Indexer, gr schema.GroupResource, key types.NamespacedName, into PT) error {
+	item, exists, err := cache.GetByKey(key.Namespace + "/" + key.Name)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return apierrors.NewNotFound(gr, key.Name)
+	}
+	*into = *item.(PT).DeepCopy()
+	return nil
+}
+
+type discardEvents struct{}
+
+func (discardEvents) Event(controller.Object, string, string, string)          {}
+func (discardEvents) Eventf(controller.Object, string, string, string, ...any) {}

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/controller"
-	"github.com/informerlab/informerlab/informer"
 	"github.com/informerlab/informerlab/workqueue"
 )
 
@@ -87,7 +86,7 @@ type Options struct {
 //
 //	informer(foos) --6--> [GenerationChangedPredicate] -> EnqueueRequestForObject --+
 //	                                                                               |7
-//	informer(deployments) --6--> EnqueueRequestForOwner(Foo, controller only) -----+--> queue "foo" --8--> FooReconciler --9--> listers
+//	informer(deployments) --6--> EnqueueRequestForOwner(Foo, controller only) -----+--> queue "foo" --8--> FooReconciler --9--> client Get (cache)
 //	                        \--6--> [GenerationChangedPredicate] -> EnqueueRequestForObject --> queue "deployment-simulator" --> DeploymentSimulator
 //
 // Build it with New; Run runs it. It is safe for concurrent use and runs
@@ -129,19 +128,22 @@ func New(api API, opts Options) (*SampleController, error) {
 	if err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
 	}
-	fooInformer, err := mgr.GetInformer(FoosGVR, &Foo{})
-	if err != nil {
-		return nil, fmt.Errorf("samplecontroller: %w", err)
+	// The two informers of the cache; the client finds its kinds there.
+	for _, kind := range []struct {
+		gvr     schema.GroupVersionResource
+		example controller.Object
+	}{{FoosGVR, &Foo{}}, {DeploymentsGVR, &Deployment{}}} {
+		if _, err := mgr.GetInformer(kind.gvr, kind.example); err != nil {
+			return nil, fmt.Errorf("samplecontroller: %w", err)
+		}
 	}
-	deploymentInformer, err := mgr.GetInformer(DeploymentsGVR, &Deployment{})
-	if err != nil {
-		return nil, fmt.Errorf("samplecontroller: %w", err)
-	}
-	deployments := informer.NewLister[*Deployment](deploymentInformer.GetIndexer(), DeploymentsGVR.GroupResource())
 
 	sc := &SampleController{mgr: mgr}
 	w := wiring{obs: opts.Observer}
-	r := newFooReconciler(fooInformer.GetIndexer(), deploymentInformer.GetIndexer(), typed, cmpOr(opts.Image, DefaultImage), opts.Observer)
+	// Reads from the cache and writes to the API through the Manager's
+	// split client; Events through the Manager's broadcaster.
+	cl := mgr.GetClient()
+	r := newFooReconciler(cl, cl, typed, mgr.GetEventRecorderFor(EventSource), cmpOr(opts.Image, DefaultImage), opts.Observer)
 	limiter := opts.RateLimiter
 	if limiter == nil {
 		limiter = DefaultRateLimiter()
@@ -162,7 +164,7 @@ func New(api API, opts Options) (*SampleController, error) {
 	}
 
 	if opts.DeploymentSimulator {
-		s := &DeploymentSimulator{deployments: deployments, api: typed, obs: opts.Observer}
+		s := &DeploymentSimulator{client: cl, obs: opts.Observer}
 		sc.simulator, err = controller.NewBuilder(mgr).Named(SimulatorControllerName).
 			Watches(DeploymentsGVR, &Deployment{},
 				w.handler(SimulatorControllerName, "deployments", controller.EnqueueRequestForObject{}, false),
@@ -187,8 +189,10 @@ func (c *SampleController) Run(ctx context.Context) error {
 
 // Manager returns the Manager the controllers run on: its GetInformer
 // returns the shared informers (FoosGVR with &Foo{}, DeploymentsGVR with
-// &Deployment{}), for a narrator that wants to show the caches, and its
-// GetEventRecorderFor records Events through the same API.
+// &Deployment{}), for a narrator that wants to show the caches; its
+// GetClient is the split client the controllers read and write with; and
+// its GetEventRecorderFor records Events through the same API (the Foo
+// controller's are those of GetEventRecorderFor(EventSource)).
 func (c *SampleController) Manager() *controller.Manager { return c.mgr }
 
 // FooController returns the Foo controller, whose Counts say how its

@@ -5,10 +5,8 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/informerlab/informerlab/controller"
-	"github.com/informerlab/informerlab/informer"
 )
 
 // DeploymentSimulator stands in for the Deployment controller of
@@ -31,16 +29,16 @@ import (
 // client-go: none (kube-controller-manager's deployment controller, reduced
 // to one line of arithmetic).
 type DeploymentSimulator struct {
-	deployments informer.Lister[*Deployment]
-	api         API // returns typed handles
-	obs         Observer
+	client *controller.Client // reads from the cache, writes to the API
+	obs    Observer
 }
 
 // Reconcile makes one Deployment's status say that spec.replicas pods are
 // available.
 func (s *DeploymentSimulator) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	// Step 9 (get object for key).
-	dep, err := s.deployments.Namespace(req.Namespace).Get(req.Name)
+	dep := &Deployment{} // the client's copy: ours to modify
+	err := s.client.Get(ctx, req.NamespacedName, dep)
 	if s.obs != nil {
 		s.obs(listerGetEvent(SimulatorControllerName, "deployments", req.Namespace, req.Name, err))
 	}
@@ -61,13 +59,13 @@ func (s *DeploymentSimulator) Reconcile(ctx context.Context, req controller.Requ
 		return controller.Result{}, nil
 	}
 
-	updated := dep.DeepCopy()
-	updated.Status = want
-	_, err = s.api(DeploymentsGVR, dep.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+	from := dep.Status.AvailableReplicas
+	dep.Status = want
+	err = s.client.UpdateStatus(ctx, dep)
 	if s.obs != nil {
 		s.obs(Event{Step: StepAPIWrite, Controller: SimulatorControllerName, Resource: "deployments",
 			Key: req.String(), Verb: "update status", Err: err,
-			Detail: fmt.Sprintf("availableReplicas %d -> %d", dep.Status.AvailableReplicas, want.AvailableReplicas)})
+			Detail: fmt.Sprintf("availableReplicas %d -> %d", from, want.AvailableReplicas)})
 	}
 	return controller.Result{}, err
 }

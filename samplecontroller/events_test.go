@@ -2,6 +2,9 @@ package samplecontroller_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,7 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/informerlab/informerlab/client"
+	"github.com/informerlab/informerlab/fakeapi"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -230,4 +236,87 @@ func TestReadsComeFromTheCacheNotTheAPI(t *testing.T) {
 		assert.Equal(t, 1, w.api.count("patch", "deployments"), "scaled once")
 		assert.GreaterOrEqual(t, w.api.count("update status", "foos"), 3, "the writes did")
 	})
+}
+
+// TestEventsTableOverHTTPIsWhatKubectlGetEventsShows: the controller runs
+// over HTTP against fakeapi's handler; a Foo meets someone else's
+// Deployment; the Warning ErrResourceExists reaches the server, and the
+// Table that `kubectl get events -n demo` asks for (the same Accept header)
+// lists it: type, reason, object foo/example and the message. Real
+// sockets: the test waits on a watch of the Events, with a deadline.
+// Diagram: API (Events). client-go: kubectl get events (server-side Table).
+func TestEventsTableOverHTTPIsWhatKubectlGetEventsShows(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{})
+	defer srv.Close()
+	require.NoError(t, sc.Register(srv))
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	cfg, err := client.ConfigFromURL(hs.URL)
+	require.NoError(t, err)
+	cfg.Logger = quiet
+	cl, err := client.New(cfg, nil)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	events, err := srv.Resource(schema.GroupVersionResource{Version: "v1", Resource: "events"}).Namespace(ns).Watch(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	defer events.Stop()
+	_, err = cl.Resource(sc.DeploymentsGVR).Namespace(ns).Create(ctx, &sc.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	c, err := sc.New(func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+		return cl.Resource(gvr).Namespace(namespace)
+	}, sc.Options{Namespace: ns, Logger: quiet})
+	require.NoError(t, err)
+	runCtx, stop := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- c.Run(runCtx) }()
+	defer func() {
+		stop()
+		assert.NoError(t, <-stopped)
+	}()
+	foo := newFoo("example", "web", nil)
+	foo.TypeMeta = metav1.TypeMeta{APIVersion: sc.FooGroupVersion.String(), Kind: "Foo"}
+	_, err = cl.Resource(sc.FoosGVR).Namespace(ns).Create(ctx, foo, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	for warned := false; !warned; {
+		select {
+		case ev, ok := <-events.ResultChan():
+			require.True(t, ok, "the events watch ended")
+			if u, isU := ev.Object.(*unstructured.Unstructured); isU && ev.Type == watch.Added {
+				reason, _, _ := unstructured.NestedString(u.Object, "reason")
+				warned = reason == sc.EventReasonErrResourceExists
+			}
+		case <-ctx.Done():
+			require.FailNow(t, "no ErrResourceExists Event within 10s")
+		}
+	}
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/api/v1/namespaces/demo/events", nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json") // kubectl get's
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var table metav1.Table
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&table))
+
+	var columns []string
+	for _, col := range table.ColumnDefinitions {
+		columns = append(columns, col.Name)
+	}
+	assert.Equal(t, []string{"Last Seen", "Type", "Reason", "Object", "Message"}, columns)
+	var warnings [][]any
+	for _, row := range table.Rows {
+		if len(row.Cells) == 5 && row.Cells[2] == sc.EventReasonErrResourceExists {
+			warnings = append(warnings, row.Cells[1:])
+		}
+	}
+	assert.Equal(t, [][]any{{"Warning", "ErrResourceExists", "foo/example",
+		`Deployment "web" already exists and is not controlled by Foo "example"`}}, warnings)
 }

@@ -30,6 +30,8 @@ func Example_help() {
 	//         watch history window, in events; a watch from an older resourceVersion gets 410 Expired (default 1000)
 	//   --log-level level
 	//         log level on stderr: debug, info, warn or error (info logs every request) (default info)
+	//   --sample-resources
+	//         also serve the sample controller's resources (samplecontroller.k8s.io/v1alpha1 foos, apps/v1 deployments), for demo --server
 	//   --tls
 	//         serve https with a self-signed certificate made at start (the kubeconfig carries it); kubectl sends --token only over https
 	//   --token token
@@ -47,6 +49,10 @@ func Example_help() {
 	//
 	//   # https and a token, a free port, a tiny history so 410s come fast:
 	//   fakeapi --addr 127.0.0.1:0 --tls --token s3cret --history 10 --write-kubeconfig kc.yaml
+	//
+	//   # Serve Foos and Deployments too, and run the demo's controller against it:
+	//   fakeapi --sample-resources --write-kubeconfig /tmp/fakeapi.kubeconfig
+	//   go run ./cmd/demo --kubeconfig /tmp/fakeapi.kubeconfig
 	//
 	//   # Bookmarks every 5 seconds, debug logging:
 	//   fakeapi --bookmark-interval 5s --log-level debug

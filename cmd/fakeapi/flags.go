@@ -20,6 +20,7 @@ type config struct {
 	bookmarkInterval time.Duration
 	kubeconfig       string
 	tls              bool
+	sampleResources  bool
 	logLevel         slog.Level
 	logLevelText     string // the --log-level flag, parsed into logLevel
 }
@@ -46,6 +47,8 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		"how often watches that allow bookmarks get a BOOKMARK event; negative disables them")
 	fs.BoolVar(&cfg.tls, "tls", false,
 		"serve https with a self-signed certificate made at start (the kubeconfig carries it); kubectl sends --token only over https")
+	fs.BoolVar(&cfg.sampleResources, "sample-resources", false,
+		"also serve the sample controller's resources (samplecontroller.k8s.io/v1alpha1 foos, apps/v1 deployments), for demo --server")
 	fs.StringVar(&cfg.kubeconfig, "write-kubeconfig", "",
 		"write a kubeconfig for this server (URL, certificate, token, context) to `path`, for kubectl --kubeconfig")
 	fs.StringVar(&cfg.logLevelText, "log-level", "info",
@@ -113,6 +116,10 @@ Examples:
 
   # https and a token, a free port, a tiny history so 410s come fast:
   fakeapi --addr 127.0.0.1:0 --tls --token s3cret --history 10 --write-kubeconfig kc.yaml
+
+  # Serve Foos and Deployments too, and run the demo's controller against it:
+  fakeapi --sample-resources --write-kubeconfig /tmp/fakeapi.kubeconfig
+  go run ./cmd/demo --kubeconfig /tmp/fakeapi.kubeconfig
 
   # Bookmarks every 5 seconds, debug logging:
   fakeapi --bookmark-interval 5s --log-level debug

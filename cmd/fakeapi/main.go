@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/samplecontroller"
 )
 
 // shutdownTimeout bounds how long in-flight requests may take to finish
@@ -59,6 +60,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Logger:           logger,
 	})
 	defer api.Close()
+	if cfg.sampleResources {
+		if err := samplecontroller.Register(api); err != nil {
+			return err
+		}
+	}
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

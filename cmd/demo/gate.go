@@ -26,7 +26,7 @@ type gate struct {
 	// onSettle runs after each settle (the narrator's flush).
 	onSettle func()
 
-	mu sync.Mutex // guards pending, quiesce and nextID
+	mu sync.Mutex // guards pending, quiesce, nextSeq, nextID and the list hold
 	// pending holds what waits to be let through. Items of one watcher are in
 	// arrival order with non-decreasing rv, so picking the smallest
 	// (rv, watcher, seq) keeps each watcher's items in order.
@@ -34,6 +34,13 @@ type gate struct {
 	quiesce []chan struct{}
 	nextSeq uint64
 	nextID  int
+	// holdLists, when positive, is how many List calls to hold back until
+	// they have all arrived (held): Reflectors that relist after a jittered
+	// backoff then relist at one moment, in watcher order.
+	holdLists int
+	held      []func()
+	// stopped is set when run has returned: from then on add runs at once.
+	stopped bool
 
 	wake chan struct{} // capacity 1: something was added
 }
@@ -68,25 +75,57 @@ func (g *gate) add(watcher int, rv string, run func()) {
 	}
 	n, _ := strconv.ParseUint(rv, 10, 64)
 	g.mu.Lock()
+	if g.stopped {
+		g.mu.Unlock()
+		run()
+		return
+	}
 	g.nextSeq++
 	g.pending = append(g.pending, gateItem{rv: n, watcher: watcher, seq: g.nextSeq, run: run})
 	g.mu.Unlock()
 	g.poke()
 }
 
-// request blocks a List or Watch call until the gate lets it through.
-func (g *gate) request(ctx context.Context, watcher int) error {
+// request blocks a List (list) or Watch call until the gate lets it
+// through.
+func (g *gate) request(ctx context.Context, watcher int, list bool) error {
 	if !g.deterministic() {
 		return nil
 	}
 	granted := make(chan struct{})
-	g.add(watcher, "0", func() { close(granted) })
+	queue := func() { g.add(watcher, "0", func() { close(granted) }) }
+	g.mu.Lock()
+	if list && g.holdLists > 0 {
+		g.held = append(g.held, queue)
+		queue = nil
+		if len(g.held) == g.holdLists {
+			held := g.held
+			g.held, g.holdLists = nil, 0
+			queue = func() {
+				for _, q := range held {
+					q()
+				}
+			}
+		}
+	}
+	g.mu.Unlock()
+	if queue != nil {
+		queue()
+	}
 	select {
 	case <-granted:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// holdLists makes the next n List calls wait until all n have arrived
+// (deterministic mode only).
+func (g *gate) holdListsUntil(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.holdLists = n
 }
 
 // wait returns once nothing is waiting at the gate and everything has settled
@@ -113,11 +152,24 @@ func (g *gate) poke() {
 	}
 }
 
-// run is the scheduler loop of deterministic mode; it returns when ctx ends.
+// run is the scheduler loop of deterministic mode; it returns when ctx ends,
+// after running whatever still waits (by then every watch has been stopped,
+// so the waiting events are dropped and the watches' channels closed), and
+// from then on add runs things at once.
 func (g *gate) run(ctx context.Context) {
 	if !g.deterministic() {
 		return
 	}
+	defer func() {
+		g.mu.Lock()
+		g.stopped = true
+		left := g.pending
+		g.pending = nil
+		g.mu.Unlock()
+		for _, it := range left {
+			it.run()
+		}
+	}()
 	for {
 		g.settle()
 		if g.onSettle != nil {

@@ -16,35 +16,60 @@ import (
 )
 
 // narratedLW wraps a ListerWatcher to narrate step 1: every List, every
-// Watch and every event on a watch. All of it goes through the gate.
+// Watch and every event on a watch. All of it goes through the gate. It
+// tells kinds which keys it delivered, and in verbose mode shows what each
+// MODIFIED event changed.
 type narratedLW struct {
-	inner  reflector.ListerWatcher
-	plural string // Foos, Deployments, configmaps
-	n      *narrator
-	g      *gate
-	id     int
-	quiet  bool // a helper's informer: narrated in verbose mode only
+	inner reflector.ListerWatcher
+	kind  string // Foo, Deployment, configmaps
+	n     *narrator
+	g     *gate
+	id    int
+	kinds *kindIndex
 
 	lists, watches atomic.Int64 // calls made, for the story's checks
+
+	mu   sync.Mutex                // guards seen
+	seen map[string]runtime.Object // verbose mode: the last version of each key
 }
 
-func newNarratedLW(inner reflector.ListerWatcher, plural string, n *narrator, g *gate, quiet bool) *narratedLW {
-	return &narratedLW{inner: inner, plural: plural, n: n, g: g, id: g.newWatcherID(), quiet: quiet}
+func newNarratedLW(inner reflector.ListerWatcher, kind string, n *narrator, g *gate, kinds *kindIndex) *narratedLW {
+	return &narratedLW{inner: inner, kind: kind, n: n, g: g, id: g.newWatcherID(), kinds: kinds, seen: map[string]runtime.Object{}}
 }
 
 func (l *narratedLW) say(format string, args ...any) {
-	if l.quiet && !l.n.verbose {
-		return
+	l.n.line(stageReflector, laneOf(l.kind), tagList, "%s: %s", plural(l.kind), fmt.Sprintf(format, args...))
+}
+
+// plural names a kind's resource as the story says it: "Foos".
+func plural(kind string) string {
+	if kind == "Foo" || kind == "Deployment" {
+		return kind + "s"
 	}
-	who := l.plural
-	if l.quiet {
-		who += " (simulator's informer)"
+	return kind
+}
+
+// remember notes a delivered object: its kind, and in verbose mode the
+// object itself, returning the previous version (nil if none).
+func (l *narratedLW) remember(obj runtime.Object, deleted bool) runtime.Object {
+	key := objectKey(obj)
+	l.kinds.saw(l.kind, key)
+	if !l.n.verbose {
+		return nil
 	}
-	l.n.step(tagList, "%s: %s", who, fmt.Sprintf(format, args...))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	prev := l.seen[key]
+	if deleted {
+		delete(l.seen, key)
+	} else {
+		l.seen[key] = obj
+	}
+	return prev
 }
 
 func (l *narratedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	if err := l.g.request(ctx, l.id); err != nil {
+	if err := l.g.request(ctx, l.id, true); err != nil {
 		return nil, err
 	}
 	l.lists.Add(1)
@@ -58,12 +83,16 @@ func (l *narratedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime
 	if lm, err := meta.ListAccessor(obj); err == nil {
 		rv = lm.GetResourceVersion()
 	}
+	for _, item := range items {
+		l.remember(item, false)
+	}
+	l.kinds.listed(l.kind, len(items), rv)
 	l.say("LIST (resourceVersion=%q) → %d object(s) at rv %s", opts.ResourceVersion, len(items), rv)
 	return obj, nil
 }
 
 func (l *narratedLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	if err := l.g.request(ctx, l.id); err != nil {
+	if err := l.g.request(ctx, l.id, false); err != nil {
 		return nil, err
 	}
 	l.watches.Add(1)
@@ -140,7 +169,13 @@ func (w *narratedWatch) deliver(ev watch.Event) {
 			w.lw.say("BOOKMARK rv %s", objectRV(ev.Object))
 		}
 	default:
+		prev := w.lw.remember(ev.Object, ev.Type == watch.Deleted)
 		w.lw.say("watch event %s %s rv %s", ev.Type, objectKey(ev.Object), objectRV(ev.Object))
+		if prev != nil && ev.Type == watch.Modified {
+			if d := diffObjects(prev, ev.Object); d != "" {
+				w.lw.n.detail(stageReflector, laneOf(w.lw.kind), "%s", d)
+			}
+		}
 	}
 	select {
 	case w.out <- ev:
@@ -165,17 +200,4 @@ func objectRV(obj any) string {
 		return "?"
 	}
 	return acc.GetResourceVersion()
-}
-
-// errorSummary renders an API error as "410 Expired: message".
-func errorSummary(err error) string {
-	var se apierrors.APIStatus
-	if s, ok := err.(apierrors.APIStatus); ok {
-		se = s
-	}
-	if se == nil {
-		return err.Error()
-	}
-	st := se.Status()
-	return fmt.Sprintf("%d %s", st.Code, st.Reason)
 }

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/fakeapi"
-	"github.com/informerlab/informerlab/reflector"
+	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
 func main() {
@@ -85,7 +85,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.step, "step", false, "pause before each chapter until you press Enter")
 	fs.Float64Var(&o.speed, "speed", 1, "playback speed: below 1 slows the story down (pauses between chapters and lines)")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set, or stdout is not a terminal)")
-	fs.BoolVar(&o.verbose, "verbose", false, "also show object diffs, bookmarks, the simulator's steps and informer logs")
+	fs.BoolVar(&o.verbose, "verbose", false, "also show object diffs, bookmarks, the simulator's steps, handler dispatches and logs")
 	fs.StringVar(&o.server, "server", "", "narrate a running API server at this URL instead of the embedded one")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "narrate the cluster of this kubeconfig's current context")
 	fs.StringVar(&o.resource, "resource", "configmaps", "with --server/--kubeconfig and no Foo CRD: the resource to watch, RESOURCE or RESOURCE.VERSION.GROUP")
@@ -185,41 +185,41 @@ func runStory(ctx context.Context, o options, n *narrator, stdin io.Reader, stdo
 		n.buffered = true
 		g.onSettle = n.flush
 	}
-	srvOpts := fakeapi.Options{}
+	srvOpts := fakeapi.Options{Scheme: sc.NewScheme()}
 	if g.deterministic() {
 		srvOpts.BookmarkInterval = -1
 	}
 	srv := fakeapi.New(srvOpts)
 	defer srv.Close()
-	for _, info := range []fakeapi.ResourceInfo{
-		{GVR: fooGVR, Kind: "Foo", Namespaced: true, HasStatus: true},
-		{GVR: deployGVR, Kind: "Deployment", Namespaced: true, HasStatus: true, ShortNames: []string{"deploy"}},
-	} {
-		if err := srv.Register(info); err != nil {
-			return err
-		}
+	if err := sc.Register(srv); err != nil {
+		return err
 	}
 	if err := seed(ctx, srv); err != nil {
 		return err
 	}
+	// The controller's Events go to a server of their own, so that their
+	// writes (from the Manager's event broadcaster, at moments of its own)
+	// take none of the story's resourceVersions.
+	eventSrv := fakeapi.New(fakeapi.Options{})
+	defer eventSrv.Close()
 
 	gctx, stopGate := context.WithCancel(context.Background())
 	gateDone := make(chan struct{})
 	go func() { defer close(gateDone); g.run(gctx) }()
 	defer func() { stopGate(); <-gateDone }()
 
-	api := func(gvr schema.GroupVersionResource, namespace string) resourceAPI {
+	api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
 		return srv.Resource(gvr).Namespace(namespace)
 	}
-	lw := lwFunc(func(gvr schema.GroupVersionResource, namespace string) reflector.ListerWatcher {
-		return srv.Resource(gvr).Namespace(namespace)
-	})
-	w, err := newWorld(n, g, lw, api, true)
+	events := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+		return eventSrv.Resource(gvr).Namespace(namespace)
+	}
+	w, err := newWorld(n, g, api, "", events, true)
 	if err != nil {
 		return err
 	}
 	s := &story{srv: srv, w: w, n: n, g: g,
-		foos: srv.Resource(fooGVR).Namespace(ns), deps: srv.Resource(deployGVR).Namespace(ns)}
+		foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
 	if !g.deterministic() {
 		s.pause = time.Duration(float64(1500*time.Millisecond) / o.speed)
 	}
@@ -229,7 +229,9 @@ func runStory(ctx context.Context, o options, n *narrator, stdin io.Reader, stdo
 	n.say("informerlab demo: scenario %q — a Foo controller narrated step by step along the client-go diagram.", o.scenario)
 	err = s.play(ctx, names)
 	interrupted := ctx.Err() != nil
-	w.stop()
+	if stopErr := w.stop(); err == nil {
+		err = stopErr
+	}
 	if interrupted {
 		n.say("\nInterrupted: the controllers finished the Reconcile in progress, the informers stopped, every goroutine has exited. Bye.")
 		return nil
@@ -269,9 +271,10 @@ func stepper(stdin io.Reader, stdout io.Writer) func(ctx context.Context) error 
 	}
 }
 
-const usageHeader = `demo plays a scripted story on an embedded fake API server: a Foo controller
-(sample-controller's) with its informers and workqueue, narrating every object
-as it crosses the client-go diagram, one line per step:
+const usageHeader = `demo plays a scripted story on an embedded fake API server: the project's sample
+controller (package samplecontroller: sample-controller's Foo, on a Manager with
+its informers and workqueue), narrating every object as it crosses the client-go
+diagram, one line per step:
 
   [1 list&watch] [2 → DeltaFIFO] [3 pop] [4/5 indexer] [6 handler]
   [7 enqueue] [8 get key] [9 lister get] [reconcile] [API write]
@@ -296,7 +299,8 @@ Examples:
   demo --server http://127.0.0.1:8080    # narrate a running cmd/fakeapi (watch-only: configmaps)
   demo --kubeconfig ~/.kube/config --resource deployments.v1.apps --namespace default
                                          # narrate a real cluster; with the Foo CRD installed
-                                         # (docs/foo-crd.yaml) the Foo controller runs too
+                                         # (kubectl apply -f samplecontroller/testdata/foo-crd.yaml)
+                                         # the Foo controller runs too
 `
 
 func printUsage(w io.Writer) {

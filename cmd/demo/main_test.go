@@ -214,9 +214,10 @@ func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
 	}
 }
 
-// TestVerboseShowsObjectDiffs checks that --verbose adds the fields an
-// update changed.
-// Diagram: step 6. client-go: none.
+// TestVerboseShowsObjectDiffs checks that --verbose adds the fields a
+// watch event changed, the Deployment simulator's own steps and the
+// informers' dispatches, none of which the plain transcript shows.
+// Diagram: steps 1, 6 and 8. client-go: none.
 func TestVerboseShowsObjectDiffs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var out bytes.Buffer
@@ -225,6 +226,12 @@ func TestVerboseShowsObjectDiffs(t *testing.T) {
 
 		require.NoError(t, err)
 		assert.Contains(t, out.String(), "~ spec.replicas: 3 → 5")
-		assert.Contains(t, out.String(), "simulator's informer")
+		assert.Contains(t, out.String(), "[8 get key]      deployment-simulator worker: Get() → default/web-nginx")
+		assert.Contains(t, out.String(), "(Deployment informer) dispatch OnAdd default/web-nginx to 2 handler(s)")
+
+		var plain bytes.Buffer
+		require.NoError(t, runWith(t.Context(), []string{"--scenario", "basics"}, strings.NewReader(""), &plain, &plain, deterministic()))
+		assert.NotContains(t, plain.String(), "~ spec.replicas")
+		assert.NotContains(t, plain.String(), "deployment-simulator worker")
 	})
 }

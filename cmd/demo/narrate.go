@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,39 +68,51 @@ type narrator struct {
 	held []heldLine
 }
 
-// heldLine is a step line waiting for flush, with the pipeline stage
-// (goroutine) that wrote it.
+// heldLine is a step line waiting for flush, with the pipeline stage and
+// the lane (goroutine) within it that wrote it.
 type heldLine struct {
-	stage int
-	text  string
+	stage, lane int
+	text        string
 }
 
 // Pipeline stages, in causal order. In deterministic mode the lines written
-// between two quiet moments are printed stage by stage: each stage is one
-// goroutine, whose own lines are in order, and each stage only reacts to the
-// ones before it, so this is an order in which things could have happened —
-// and the same on every run, whatever the scheduler did.
+// between two quiet moments are printed stage by stage, and within a stage
+// lane by lane: each lane is one goroutine, whose own lines are in order,
+// and each stage only reacts to the ones before it, so this is an order in
+// which things could have happened — and the same on every run, whatever
+// the scheduler did.
 const (
 	stageStory     = iota // the story itself: your writes, faults
-	stageReflector        // step 1 and 2: the Reflector's goroutine
-	stageProcess          // steps 3 to 6: the informer's process loop
-	stageHandler          // step 7: the handler's goroutine
-	stageWorker           // steps 8, 9, reconcile, the controller's writes
-	stageSimulator        // the Deployment simulator's writes
+	stageReflector        // steps 1 and 2: each informer's Reflector (lane: the kind)
+	stageProcess          // steps 3 to 5: each informer's process loop (lane: the kind)
+	stageHandler          // steps 6 and 7: each handler registration's goroutine
+	stageWorker           // steps 8, 9, reconcile, the Foo controller's writes
+	stageSimulator        // the Deployment simulator's worker
 )
 
 func stageOf(tag string) int {
 	switch tag {
 	case tagList, tagFIFO:
 		return stageReflector
-	case tagPop, tagIndexer, tagHandler:
+	case tagPop, tagIndexer:
 		return stageProcess
-	case tagEnqueue:
+	case tagHandler, tagEnqueue:
 		return stageHandler
 	case tagGetKey, tagListerGet, tagReconcile, tagWrite:
 		return stageWorker
 	}
 	return stageStory
+}
+
+// laneOf is the lane of an informer's lines: Foos before Deployments.
+func laneOf(kind string) int {
+	switch kind {
+	case "Foo":
+		return 0
+	case "Deployment":
+		return 1
+	}
+	return 2
 }
 
 // flush prints the held lines, stage by stage (buffered mode).
@@ -110,7 +123,12 @@ func (n *narrator) flush() {
 }
 
 func (n *narrator) flushLocked() {
-	slices.SortStableFunc(n.held, func(a, b heldLine) int { return a.stage - b.stage })
+	slices.SortStableFunc(n.held, func(a, b heldLine) int {
+		if a.stage != b.stage {
+			return a.stage - b.stage
+		}
+		return a.lane - b.lane
+	})
 	for _, l := range n.held {
 		fmt.Fprint(n.out, l.text)
 	}
@@ -119,29 +137,30 @@ func (n *narrator) flushLocked() {
 
 // step writes one line tagged with a diagram step.
 func (n *narrator) step(tag, format string, args ...any) {
-	n.write(stageOf(tag), tag, fmt.Sprintf(format, args...))
+	n.write(stageOf(tag), 0, tag, fmt.Sprintf(format, args...))
 }
 
-// stepAt writes one line for a stage stageOf cannot tell from the tag.
-func (n *narrator) stepAt(stage int, tag, format string, args ...any) {
-	n.write(stage, tag, fmt.Sprintf(format, args...))
+// line writes one line for a stage and lane stageOf cannot tell from the tag.
+func (n *narrator) line(stage, lane int, tag, format string, args ...any) {
+	n.write(stage, lane, tag, fmt.Sprintf(format, args...))
 }
 
-// detail writes an indented line under the previous one, only in verbose mode.
-func (n *narrator) detail(stage int, format string, args ...any) {
+// detail writes an indented line under the previous one of its lane, only
+// in verbose mode.
+func (n *narrator) detail(stage, lane int, format string, args ...any) {
 	if !n.verbose {
 		return
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, l := range strings.Split(strings.TrimRight(fmt.Sprintf(format, args...), "\n"), "\n") {
-		n.emitLocked(stage, fmt.Sprintf("%s%*s%s\n", n.prefixLocked(), 17, "", l))
+		n.emitLocked(stage, lane, fmt.Sprintf("%s%*s%s\n", n.prefixLocked(), 17, "", l))
 	}
 }
 
-func (n *narrator) emitLocked(stage int, text string) {
+func (n *narrator) emitLocked(stage, lane int, text string) {
 	if n.buffered {
-		n.held = append(n.held, heldLine{stage: stage, text: text})
+		n.held = append(n.held, heldLine{stage: stage, lane: lane, text: text})
 		return
 	}
 	fmt.Fprint(n.out, text)
@@ -167,7 +186,7 @@ func (n *narrator) say(format string, args ...any) {
 	fmt.Fprintf(n.out, format+"\n", args...)
 }
 
-func (n *narrator) write(stage int, tag, msg string) {
+func (n *narrator) write(stage, lane int, tag, msg string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.lines++
@@ -175,7 +194,7 @@ func (n *narrator) write(stage int, tag, msg string) {
 	if n.color {
 		label = tagColors[tag] + label + colorReset
 	}
-	n.emitLocked(stage, fmt.Sprintf("%s%s %s\n", n.prefixLocked(), label, msg))
+	n.emitLocked(stage, lane, fmt.Sprintf("%s%s %s\n", n.prefixLocked(), label, msg))
 	if n.lineDelay > 0 {
 		time.Sleep(n.lineDelay)
 	}
@@ -195,24 +214,28 @@ func (n *narrator) prefixLocked() string {
 	return fmt.Sprintf("%7.3fs ", n.clock().Seconds())
 }
 
-// traceHandler is a slog.Handler that turns the informer's debug trace
+// traceHandler is a slog.Handler that turns the informers' debug trace
 // (informer/trace.go: one record per object at steps 2-6) into narrated
-// lines for one resource. Other records show only in verbose mode.
+// lines. The records name the object's key but not its resource, so kinds
+// tells which informer a key belongs to. Step 6 is narrated by the
+// controller's Observer instead, unless dispatch is set (the watch-only
+// mode, which has no controller). Other records show only in verbose mode.
 type traceHandler struct {
-	n    *narrator
-	kind string // "Foo", "Deployment"
+	n        *narrator
+	kinds    *kindIndex
+	dispatch bool
 	// syncs, if set, counts popped Sync deltas (resyncs).
 	syncs *atomic.Int64
 }
 
-func (h traceHandler) Enabled(_ context.Context, level slog.Level) bool {
+func (h *traceHandler) Enabled(_ context.Context, level slog.Level) bool {
 	return level >= slog.LevelDebug
 }
 
-func (h traceHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h traceHandler) WithGroup(string) slog.Handler      { return h }
+func (h *traceHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *traceHandler) WithGroup(string) slog.Handler      { return h }
 
-func (h traceHandler) Handle(_ context.Context, r slog.Record) error {
+func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 	attrs := map[string]slog.Value{}
 	r.Attrs(func(a slog.Attr) bool {
 		attrs[a.Key] = a.Value
@@ -224,13 +247,17 @@ func (h traceHandler) Handle(_ context.Context, r slog.Record) error {
 		}
 		return ""
 	}
-	obj := h.kind + " " + str("key")
+	kind := h.kinds.of(str("key"))
+	obj := kind + " " + str("key")
+	lane := laneOf(kind)
 	switch {
 	case strings.HasPrefix(r.Message, "informer: step 2") && str("op") != "":
-		h.n.step(tagFIFO, "%s: %s delta queued", obj, deltaName(str("op")))
+		h.n.line(stageReflector, lane, tagFIFO, "%s: %s delta queued", obj, deltaName(str("op")))
 	case strings.HasPrefix(r.Message, "informer: step 2"):
-		h.n.step(tagFIFO, "%s list: Replace(%s objects, rv %s): a Replaced delta each, a tombstone for every cached key not in the list",
-			h.kind, str("objects"), str("resourceVersion"))
+		n, _ := strconv.Atoi(str("objects"))
+		kind := h.kinds.replaced(n, str("resourceVersion"))
+		h.n.line(stageReflector, laneOf(kind), tagFIFO, "%s list: Replace(%s objects, rv %s): a Replaced delta each, a tombstone for every cached key not in the list",
+			kind, str("objects"), str("resourceVersion"))
 	case strings.HasPrefix(r.Message, "informer: step 3"):
 		var types []string
 		if v, ok := attrs["deltas"]; ok {
@@ -245,21 +272,91 @@ func (h traceHandler) Handle(_ context.Context, r slog.Record) error {
 		if str("isInInitialList") == "true" {
 			initial = " (in the initial list)"
 		}
-		h.n.step(tagPop, "%s: popped deltas [%s]%s", obj, strings.Join(types, " "), initial)
+		h.n.line(stageProcess, lane, tagPop, "%s: popped deltas [%s]%s", obj, strings.Join(types, " "), initial)
 	case strings.HasPrefix(r.Message, "informer: steps 4-5"):
-		h.n.step(tagIndexer, "%s: %s in the cache", obj, cacheVerb(str("op")))
+		h.n.line(stageProcess, lane, tagIndexer, "%s: %s in the cache", obj, cacheVerb(str("op")))
 	case strings.HasPrefix(r.Message, "informer: step 6"):
 		note := ""
 		if str("resync") == "true" {
 			note = " (same resourceVersion: a resync, only to handlers due one)"
 		}
-		h.n.step(tagHandler, "%s: dispatch On%s to %s handler(s)%s", obj, capitalize(str("notification")), str("handlers"), note)
+		if h.dispatch {
+			h.n.line(stageProcess, lane, tagHandler, "%s: dispatch On%s to %s handler(s)%s", obj, capitalize(str("notification")), str("handlers"), note)
+		} else {
+			h.n.detail(stageProcess, lane, "(%s informer) dispatch On%s %s to %s handler(s)%s", kind, capitalize(str("notification")), str("key"), str("handlers"), note)
+		}
 	default:
 		if h.n.verbose && r.Level >= slog.LevelInfo {
-			h.n.detail(stageProcess, "(%s informer log) %s", h.kind, r.Message)
+			h.n.detail(stageStory, 0, "(log) %s", r.Message)
 		}
 	}
 	return nil
+}
+
+// kindIndex remembers which informer's ListerWatcher delivered each key,
+// to name the kind in the informers' trace lines.
+type kindIndex struct {
+	mu sync.Mutex // guards all below
+	// kinds are the kinds each key was seen as; last, the latest.
+	kinds map[string][]string
+	last  map[string]string
+	// lists are the LISTs whose Replace has not been traced yet.
+	lists []listSeen
+}
+
+type listSeen struct {
+	kind string
+	n    int
+	rv   string
+}
+
+func newKindIndex() *kindIndex {
+	return &kindIndex{kinds: map[string][]string{}, last: map[string]string{}}
+}
+
+// saw records that kind's ListerWatcher delivered key.
+func (k *kindIndex) saw(kind, key string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !slices.Contains(k.kinds[key], kind) {
+		k.kinds[key] = append(k.kinds[key], kind)
+	}
+	k.last[key] = kind
+}
+
+// listed records a LIST of n objects at rv; its Replace follows.
+func (k *kindIndex) listed(kind string, n int, rv string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.lists = append(k.lists, listSeen{kind: kind, n: n, rv: rv})
+}
+
+// replaced returns the kind of the oldest LIST of n objects at rv, and
+// forgets it.
+func (k *kindIndex) replaced(n int, rv string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for i, l := range k.lists {
+		if l.n == n && l.rv == rv {
+			k.lists = slices.Delete(k.lists, i, i+1)
+			return l.kind
+		}
+	}
+	return "?"
+}
+
+// of returns the kind of key: the only one it was seen as, or, when a Foo
+// and a Deployment share a name, the latest.
+func (k *kindIndex) of(key string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ks := k.kinds[key]; len(ks) == 1 {
+		return ks[0]
+	}
+	if kind, ok := k.last[key]; ok {
+		return kind
+	}
+	return "?"
 }
 
 func deltaName(op string) string {

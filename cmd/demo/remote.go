@@ -14,6 +14,7 @@ import (
 	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/informer"
 	"github.com/informerlab/informerlab/reflector"
+	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
 // parseResource reads RESOURCE (core v1) or RESOURCE.VERSION.GROUP.
@@ -30,7 +31,7 @@ func parseResource(s string) (schema.GroupVersionResource, error) {
 	return schema.GroupVersionResource{}, fmt.Errorf("--resource %q: want RESOURCE (a core v1 resource) or RESOURCE.VERSION.GROUP, such as deployments.v1.apps", s)
 }
 
-// runRemote narrates a running API server: the Foo controller if the Foo
+// runRemote narrates a running API server: the sample controller if the Foo
 // CRD is installed, otherwise the informer of one resource (steps 1-6).
 func runRemote(ctx context.Context, o options, n *narrator, stdout io.Writer) error {
 	var cfg *client.Config
@@ -49,13 +50,10 @@ func runRemote(ctx context.Context, o options, n *narrator, stdout io.Writer) er
 		return fmt.Errorf("demo: %w", err)
 	}
 	g := newGate(nil)
-	lw := func(gvr schema.GroupVersionResource, namespace string) reflector.ListerWatcher {
-		return c.Resource(gvr).Namespace(namespace)
-	}
-	_, err = c.Resource(fooGVR).Namespace(o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	_, err = c.Resource(sc.FoosGVR).Namespace(o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
 	switch {
 	case err == nil:
-		return runRemoteController(ctx, n, g, c, lw, o.namespace)
+		return runRemoteController(ctx, n, g, c, o.namespace)
 	case apierrors.IsNotFound(err):
 		// No Foo CRD: narrate one resource.
 	default:
@@ -63,9 +61,10 @@ func runRemote(ctx context.Context, o options, n *narrator, stdout io.Writer) er
 	}
 	gvr, _ := parseResource(o.resource)
 	kind := gvr.Resource
-	l := newNarratedLW(lw(gvr, o.namespace), kind, n, g, false)
+	kinds := newKindIndex()
+	l := newNarratedLW(c.Resource(gvr).Namespace(o.namespace), kind, n, g, kinds)
 	inf := informer.NewSharedIndexInformer(l, nil, 0, nil,
-		informer.WithLogger(slog.New(traceHandler{n: n, kind: kind})),
+		informer.WithLogger(slog.New(&traceHandler{n: n, kinds: kinds, dispatch: true})),
 		informer.WithReflectorOptions(reflector.Options{Name: kind}))
 	if _, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { n.step(tagHandler, "%s %s: handler called: OnAdd", kind, objectKey(obj)) },
@@ -73,7 +72,7 @@ func runRemote(ctx context.Context, o options, n *narrator, stdout io.Writer) er
 			n.step(tagHandler, "%s %s: handler called: OnUpdate (rv %s → %s)", kind, objectKey(obj), objectRV(old), objectRV(obj))
 			if n.verbose {
 				if d := diffObjects(old, obj); d != "" {
-					n.detail(stageHandler, "%s", d)
+					n.detail(stageHandler, 0, "%s", d)
 				}
 			}
 		},
@@ -83,6 +82,7 @@ func runRemote(ctx context.Context, o options, n *narrator, stdout io.Writer) er
 	}
 	n.say("informerlab demo: no Foo CRD on %s, so this is watch-only narration of %s (steps 1-6). Change some %s; Ctrl-C stops.",
 		cfg.Server, o.resource, gvr.Resource)
+	n.say("(To run the Foo controller too, install the CRD: kubectl apply -f samplecontroller/testdata/foo-crd.yaml)")
 	done := make(chan struct{})
 	go func() { defer close(done); inf.Run(ctx) }()
 	<-ctx.Done()
@@ -91,19 +91,18 @@ func runRemote(ctx context.Context, o options, n *narrator, stdout io.Writer) er
 	return nil
 }
 
-func runRemoteController(ctx context.Context, n *narrator, g *gate, c *client.Client,
-	lw func(schema.GroupVersionResource, string) reflector.ListerWatcher, namespace string) error {
-	api := func(gvr schema.GroupVersionResource, ns string) resourceAPI { return c.Resource(gvr).Namespace(ns) }
-	w, err := newWorld(n, g, lwFunc(func(gvr schema.GroupVersionResource, _ string) reflector.ListerWatcher {
-		return lw(gvr, namespace)
-	}), api, false)
+func runRemoteController(ctx context.Context, n *narrator, g *gate, c *client.Client, namespace string) error {
+	api := func(gvr schema.GroupVersionResource, ns string) sc.Resource { return c.Resource(gvr).Namespace(ns) }
+	w, err := newWorld(n, g, api, namespace, nil, false)
 	if err != nil {
 		return err
 	}
-	n.say("informerlab demo: the Foo CRD is installed, so the Foo controller runs against this server. Create, scale and delete Foos (kubectl); Ctrl-C stops.")
+	n.say("informerlab demo: the Foo CRD is installed, so the sample controller runs against this server. Create, scale and delete Foos (kubectl); Ctrl-C stops.")
 	w.start(ctx)
 	<-ctx.Done()
-	w.stop()
+	if err := w.stop(); err != nil {
+		return err
+	}
 	n.say("\nInterrupted: the controller finished the Reconcile in progress, the informers stopped, every goroutine has exited. Bye.")
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/fakeapi"
+	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
 // waitOutput returns once out contains want, failing the test after a
@@ -76,36 +77,36 @@ func TestServerWithoutFooCRDNarratesOneResource(t *testing.T) {
 
 	require.NoError(t, stop())
 	assert.Contains(t, out.String(), "watch-only narration")
+	assert.Contains(t, out.String(), "kubectl apply -f samplecontroller/testdata/foo-crd.yaml")
 	assert.Contains(t, out.String(), "[2 → DeltaFIFO]  configmaps default/hello: Added delta queued")
 	assert.Contains(t, out.String(), "Interrupted")
 }
 
 // TestServerWithFooCRDRunsTheFooController runs demo --server against a
-// fakeapi that serves Foos: the Foo controller reconciles a new Foo over
-// HTTP and creates its Deployment.
+// fakeapi that serves Foos: the sample controller reconciles a new Foo over
+// HTTP and creates its Deployment, and the transcript shows it.
 // Diagram: steps 1-9. client-go: none.
 func TestServerWithFooCRDRunsTheFooController(t *testing.T) {
-	srv := fakeapi.New(fakeapi.Options{})
-	for _, info := range []fakeapi.ResourceInfo{
-		{GVR: fooGVR, Kind: "Foo", Namespaced: true, HasStatus: true},
-		{GVR: deployGVR, Kind: "Deployment", Namespaced: true, HasStatus: true},
-	} {
-		require.NoError(t, srv.Register(info))
-	}
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	require.NoError(t, sc.Register(srv))
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
 	defer srv.Close()
 
 	stop, out, seen := startRemote(t, []string{"--server", hs.URL, "--no-color"})
 	waitOutput(t, seen, out, "Deployments: WATCH from rv")
-	_, err := srv.Resource(fooGVR).Namespace(ns).Create(context.Background(), newFoo(ns, "web", "web", 2), metav1.CreateOptions{})
+	_, err := srv.Resource(sc.FoosGVR).Namespace(ns).Create(context.Background(), newFoo("web", "web-nginx", 2), metav1.CreateOptions{})
 	require.NoError(t, err)
-	waitOutput(t, seen, out, "foo-controller: CREATE Deployment default/web")
+	waitOutput(t, seen, out, "foo-controller: CREATE Deployment default/web-nginx")
 
 	require.NoError(t, stop())
-	dep, err := srv.Resource(deployGVR).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	dep, err := srv.Resource(sc.DeploymentsGVR).Namespace(ns).Get(context.Background(), "web-nginx", metav1.GetOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, "web", objectKey(dep)[len("default/"):])
+	foo, err := srv.Resource(sc.FoosGVR).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.True(t, metav1.IsControlledBy(dep.(*sc.Deployment), foo.(*sc.Foo)), "the Deployment is controlled by the Foo")
+	assert.Contains(t, out.String(), "[6 handler]      foo-controller: OnAdd Foo default/web")
+	assert.Contains(t, out.String(), "[9 lister get]   Foo default/web: rv")
 	assert.Contains(t, out.String(), "Interrupted")
 }
 

@@ -8,156 +8,200 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/informer"
 	"github.com/informerlab/informerlab/reflector"
-	"github.com/informerlab/informerlab/workqueue"
+	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
-// Timing of the demo's machinery.
-const (
-	// resyncPeriod is the resync period of the Foo controller's Deployment
-	// informer (the only informer that resyncs, so that resyncs of different
-	// informers never coincide in the deterministic transcript).
-	resyncPeriod = 20 * time.Second
-	// retryBase is the first retry delay of a failed Reconcile; it doubles
-	// on each failure up to retryMax (controller-runtime: 5ms to 1000s).
-	retryBase = 100 * time.Millisecond
-	retryMax  = 6 * time.Hour
-	// watchTimeout is the smallest server-side timeout a watch asks for.
-	watchTimeout = time.Hour
-)
+// resyncPeriod is the resync period of the sample controller's informers.
+const resyncPeriod = 20 * time.Second
 
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// world is the running program of the demo: three informers (Foos and
-// Deployments for the Foo controller, Deployments for the simulator), the
-// Foo controller and the Deployment simulator.
+// eventsGVR is where the controller records Events (core v1).
+var eventsGVR = schema.GroupVersionResource{Version: "v1", Resource: "events"}
+
+// world is the running program of the demo: the project's sample controller
+// (samplecontroller.New: a Manager with a Foo informer and a Deployment
+// informer, the Foo controller and, on the embedded server, the Deployment
+// simulator), wired to narrate every step:
+//
+//   - steps 1 and 2: each informer lists and watches through a narratedLW;
+//   - steps 2 to 5: the informers' debug trace, through traceHandler;
+//   - steps 6 to 9, the controller's writes, its Reconcile results and its
+//     backoff: the sample controller's Observer (observer.go).
 type world struct {
 	n *narrator
 	g *gate
 
-	fooInf, depInf, simInf informer.SharedIndexInformer
-	fooLW, depLW, simLW    *narratedLW
-	fooCtl, simCtl         *controller.Controller
-	foos, deployments      informer.Lister[*unstructured.Unstructured]
-
-	// resyncs counts Sync deltas popped by the Deployment informer.
-	resyncs *atomic.Int64
+	ctl            *sc.SampleController
+	fooLW, depLW   *narratedLW
+	fooInf, depInf informer.SharedIndexInformer
+	foos           informer.Lister[*sc.Foo]
+	deployments    informer.Lister[*sc.Deployment]
+	resyncs        *atomic.Int64 // Sync deltas popped, by either informer
+	writes         *writeLog
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	runErr error // Run's error, read after wg.Wait
 }
 
-// newWorld builds everything; start runs it.
-func newWorld(n *narrator, g *gate, lw informer.ListerWatcherFunc, api apiFunc, simulate bool) (*world, error) {
-	w := &world{n: n, g: g, resyncs: new(atomic.Int64)}
-	refl := reflector.Options{MinWatchTimeout: watchTimeout, IdleTimeout: -1}
-	if g.deterministic() {
-		// No random jitter: Reflectors that back off together relist
-		// together, and the gate orders them.
-		b := reflector.DefaultBackoff()
-		b.Jitter = 0
-		refl.Backoff = b
-	}
-	newInf := func(l *narratedLW, kind string, resync time.Duration, logger *slog.Logger) informer.SharedIndexInformer {
-		ro := refl
-		ro.Name = kind
-		return informer.NewSharedIndexInformer(l, nil, resync, nil,
-			informer.WithLogger(logger), informer.WithReflectorOptions(ro))
-	}
-	w.fooLW = newNarratedLW(lw(fooGVR, ""), "Foos", n, g, false)
-	w.depLW = newNarratedLW(lw(deployGVR, ""), "Deployments", n, g, false)
-	w.fooInf = newInf(w.fooLW, "Foo", 0, slog.New(traceHandler{n: n, kind: "Foo"}))
-	w.depInf = newInf(w.depLW, "Deployment", resyncPeriod, slog.New(traceHandler{n: n, kind: "Deployment", syncs: w.resyncs}))
-	w.foos = informer.NewLister[*unstructured.Unstructured](w.fooInf.GetIndexer(), fooGVR.GroupResource())
-	w.deployments = informer.NewLister[*unstructured.Unstructured](w.depInf.GetIndexer(), deployGVR.GroupResource())
+// base returns the server's handle of a resource in a namespace.
+type base func(gvr schema.GroupVersionResource, namespace string) sc.Resource
 
-	ctlLogger := quietLogger
-	if n.verbose {
-		ctlLogger = slog.New(traceHandler{n: n, kind: "controller"})
+// newWorld builds the sample controller against api; start runs it.
+// namespace is the one its informers watch ("" for all); events, when set,
+// is where the controller's Events go (so that they leave the story's
+// resourceVersions alone); simulate runs the Deployment simulator.
+func newWorld(n *narrator, g *gate, api base, namespace string, events base, simulate bool) (*world, error) {
+	w := &world{n: n, g: g, resyncs: new(atomic.Int64), writes: newWriteLog()}
+	kinds := newKindIndex()
+	w.fooLW = newNarratedLW(api(sc.FoosGVR, namespace), "Foo", n, g, kinds)
+	w.depLW = newNarratedLW(api(sc.DeploymentsGVR, namespace), "Deployment", n, g, kinds)
+	narrated := func(gvr schema.GroupVersionResource, ns string) sc.Resource {
+		if gvr == eventsGVR && events != nil {
+			return events(gvr, ns)
+		}
+		r := narratedResource{Resource: api(gvr, ns), gvr: gvr, writes: w.writes}
+		if ns == namespace {
+			switch gvr {
+			case sc.FoosGVR:
+				r.lw = w.fooLW
+			case sc.DeploymentsGVR:
+				r.lw = w.depLW
+			}
+		}
+		return r
 	}
-	rec := &fooReconciler{n: n, api: api, foos: w.foos, deployments: w.deployments}
-	limiter := narratedLimiter{RateLimiter: workqueue.NewItemExponentialFailureRateLimiter[controller.Request](retryBase, retryMax), n: n, who: "foo-controller"}
-	ctl, err := controller.New("foo-controller", reconcileErrors{inner: rec, n: n}, controller.Options{RateLimiter: limiter, Logger: ctlLogger})
+	obs := newObserver(n, w.writes)
+	logger := slog.New(&traceHandler{n: n, kinds: kinds, syncs: w.resyncs})
+	ctl, err := sc.New(narrated, sc.Options{
+		Namespace:           namespace,
+		ResyncPeriod:        resyncPeriod,
+		DeploymentSimulator: simulate,
+		Logger:              logger,
+		Observer:            obs.observe,
+	})
 	if err != nil {
 		return nil, err
 	}
-	fooHandler := &narratedHandler{inner: controller.EnqueueRequestForObject{}, n: n, who: "foo-controller", kind: "Foo"}
-	generation := narratedPredicate{inner: controller.GenerationChangedPredicate{}, name: "GenerationChangedPredicate", n: n, who: "foo-controller", kind: "Foo"}
-	if err := ctl.Watch(controller.Kind(w.fooInf, fooHandler, generation)); err != nil {
+	w.ctl = ctl
+	if w.fooInf, err = ctl.Manager().GetInformer(sc.FoosGVR, &sc.Foo{}); err != nil {
 		return nil, err
 	}
-	depHandler := &narratedHandler{inner: controller.EnqueueRequestForOwner(fooGK, controller.OnlyControllerOwner()), n: n, who: "foo-controller", kind: "Deployment"}
-	if err := ctl.Watch(controller.Kind(w.depInf, depHandler)); err != nil {
+	if w.depInf, err = ctl.Manager().GetInformer(sc.DeploymentsGVR, &sc.Deployment{}); err != nil {
 		return nil, err
 	}
-	w.fooCtl = ctl
-
-	if simulate {
-		w.simLW = newNarratedLW(lw(deployGVR, ""), "Deployments", n, g, true)
-		w.simInf = newInf(w.simLW, "Deployment (simulator)", 0, quietLogger)
-		sim := &deploymentSimulator{n: n, api: api,
-			deployments: informer.NewLister[*unstructured.Unstructured](w.simInf.GetIndexer(), deployGVR.GroupResource())}
-		simCtl, err := controller.New("deployment-simulator", sim, controller.Options{Logger: quietLogger})
-		if err != nil {
-			return nil, err
-		}
-		simHandler := &narratedHandler{inner: controller.EnqueueRequestForObject{}, n: n, who: "deployment-simulator", kind: "Deployment", quiet: true}
-		if err := simCtl.Watch(controller.Kind(w.simInf, simHandler)); err != nil {
-			return nil, err
-		}
-		w.simCtl = simCtl
-	}
+	w.foos = informer.NewLister[*sc.Foo](w.fooInf.GetIndexer(), sc.FoosGVR.GroupResource())
+	w.deployments = informer.NewLister[*sc.Deployment](w.depInf.GetIndexer(), sc.DeploymentsGVR.GroupResource())
+	obs.foos, obs.deployments = w.foos, w.deployments
 	return w, nil
 }
 
-// start runs the informers and controllers until stop.
+// start runs the sample controller until stop. Its Manager starts the
+// informers, waits for their caches to sync, then starts the controllers.
 func (w *world) start(ctx context.Context) {
 	ctx, w.cancel = context.WithCancel(ctx)
-	// Controllers first: their Start registers the event handlers, so the
-	// handlers hear the initial list as it is processed rather than as a
-	// replay of the cache. (In deterministic mode the gate holds the first
-	// LIST until they have.)
-	for _, c := range []*controller.Controller{w.fooCtl, w.simCtl} {
-		if c != nil {
-			w.wg.Go(func() {
-				if err := c.Start(ctx); err != nil {
-					w.n.say("demo: controller %s: %v", c.Name(), err)
-				}
-			})
-		}
-	}
-	if !w.g.deterministic() {
-		time.Sleep(20 * time.Millisecond)
-	}
-	for _, inf := range w.informers() {
-		w.wg.Go(func() { inf.Run(ctx) })
-	}
+	w.wg.Go(func() { w.runErr = w.ctl.Run(ctx) })
 }
 
-func (w *world) informers() []informer.SharedIndexInformer {
-	infs := []informer.SharedIndexInformer{w.fooInf, w.depInf}
-	if w.simInf != nil {
-		infs = append(infs, w.simInf)
-	}
-	return infs
-}
-
-// stop ends every goroutine the world started and waits for them: each
-// controller lets its workers finish the Reconcile in progress, then the
-// informers stop their Reflectors, process loops and handler goroutines.
-func (w *world) stop() {
+// stop ends every goroutine the world started and waits for them: the
+// Manager lets each controller finish the Reconcile in progress, then stops
+// the informers (Reflectors, process loops, handler goroutines).
+func (w *world) stop() error {
 	if w.cancel != nil {
 		w.cancel()
 	}
 	w.wg.Wait()
+	return w.runErr
 }
 
-// lwFunc adapts a resource client constructor to informer.ListerWatcherFunc.
-func lwFunc(f func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher) informer.ListerWatcherFunc {
-	return informer.ListerWatcherFunc(f)
+// lws returns the narrated ListerWatchers, for the story's counts.
+func (w *world) lws() []*narratedLW { return []*narratedLW{w.fooLW, w.depLW} }
+
+// narratedResource is the handle the sample controller gets: its List and
+// Watch are the informer's narrated ones (for the informers' namespace),
+// and its writes note the resourceVersion the server answered, for the
+// observer's [API write] lines.
+type narratedResource struct {
+	sc.Resource
+	gvr    schema.GroupVersionResource
+	lw     *narratedLW // nil: List and Watch go straight to the server
+	writes *writeLog
+}
+
+func (r narratedResource) listerWatcher() reflector.ListerWatcher {
+	if r.lw != nil {
+		return r.lw
+	}
+	return r.Resource
+}
+
+func (r narratedResource) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	return r.listerWatcher().List(ctx, opts)
+}
+
+func (r narratedResource) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return r.listerWatcher().Watch(ctx, opts)
+}
+
+func (r narratedResource) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
+	out, err := r.Resource.Create(ctx, obj, opts)
+	return r.noted("create", out, err)
+}
+
+func (r narratedResource) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	out, err := r.Resource.Update(ctx, obj, opts)
+	return r.noted("update", out, err)
+}
+
+func (r narratedResource) UpdateStatus(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	out, err := r.Resource.UpdateStatus(ctx, obj, opts)
+	return r.noted("update status", out, err)
+}
+
+func (r narratedResource) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (runtime.Object, error) {
+	out, err := r.Resource.Patch(ctx, name, pt, data, opts)
+	return r.noted("patch", out, err)
+}
+
+func (r narratedResource) noted(verb string, out runtime.Object, err error) (runtime.Object, error) {
+	if err == nil && out != nil {
+		r.writes.note(r.gvr.Resource, verb, objectKey(out), objectRV(out))
+	}
+	return out, err
+}
+
+// writeLog holds the resourceVersion the server gave each controller write
+// until the observer narrates it: the Observer's Event says what was
+// written, the answer says which version it made. Keyed by resource, verb
+// and object: each is written by one worker at a time.
+type writeLog struct {
+	mu  sync.Mutex // guards rvs
+	rvs map[string]string
+}
+
+func newWriteLog() *writeLog { return &writeLog{rvs: map[string]string{}} }
+
+func (l *writeLog) note(resource, verb, key, rv string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rvs[resource+" "+verb+" "+key] = rv
+}
+
+// take returns and forgets the resourceVersion of a write ("" if none).
+func (l *writeLog) take(resource, verb, key string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := resource + " " + verb + " " + key
+	rv := l.rvs[k]
+	delete(l.rvs, k)
+	return rv
 }

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/informer"
+	sc "github.com/informerlab/informerlab/samplecontroller"
+)
+
+// observer turns the sample controller's Observer events (steps 6 to 9,
+// its API writes, Reconcile results and backoff) into narrated lines.
+//
+// The Observer is called from several goroutines at once: one per handler
+// registration (step 6 and 7) and one worker per controller (the rest). In
+// the deterministic transcript each of them is a lane of its stage, so that
+// their lines never interleave (see narrator.flush).
+type observer struct {
+	n      *narrator
+	writes *writeLog
+	// foos and deployments read the caches, to show what a step 9 Get
+	// returned; set before the controller runs.
+	foos        informer.Lister[*sc.Foo]
+	deployments informer.Lister[*sc.Deployment]
+
+	mu sync.Mutex // guards wrote and failures
+	// wrote counts, per controller, the writes since its worker took its
+	// current Request.
+	wrote map[string]int
+	// failures is how many times in a row each Request failed.
+	failures map[controller.Request]int
+}
+
+func newObserver(n *narrator, writes *writeLog) *observer {
+	return &observer{n: n, writes: writes, wrote: map[string]int{}, failures: map[controller.Request]int{}}
+}
+
+// Lanes of the handler stage: one goroutine per handler registration.
+const (
+	laneFooFoos = iota
+	laneFooDeployments
+	laneSimulator
+)
+
+func (o *observer) observe(e sc.Event) {
+	sim := e.Controller == sc.SimulatorControllerName
+	if sim && !o.n.verbose && e.Step != sc.StepAPIWrite {
+		return // the simulator plays kube-controller-manager: only its writes matter
+	}
+	who := "foo-controller"
+	stage := stageWorker
+	handlerLane := laneFooFoos
+	if sim {
+		who, stage, handlerLane = "deployment-simulator", stageSimulator, laneSimulator
+	}
+	switch e.Step {
+	case sc.StepHandler:
+		if !sim && e.Resource == "deployments" {
+			handlerLane = laneFooDeployments
+		}
+		o.n.line(stageHandler, handlerLane, tagHandler, "%s", o.handlerLine(who, e))
+	case sc.StepEnqueue:
+		cause := ""
+		if f := strings.Fields(e.Detail); len(f) == 4 && f[0] == "owner" && f[1] == "of" {
+			// EnqueueRequestForOwner: a Deployment's event enqueues its Foo.
+			cause = fmt.Sprintf(" (the owner of %s %s)", kindOf(f[2]), f[3])
+			if !sim {
+				handlerLane = laneFooDeployments
+			}
+		} else if e.Detail != "" {
+			cause = " (" + e.Detail + ")"
+		}
+		o.n.line(stageHandler, handlerLane, tagEnqueue, "%s queue ← %s%s", who, e.Request, cause)
+	case sc.StepGetKey:
+		o.mu.Lock()
+		o.wrote[e.Controller] = 0
+		o.mu.Unlock()
+		o.n.line(stage, 0, tagGetKey, "%s worker: Get() → %s", who, e.Request)
+	case sc.StepListerGet:
+		o.n.line(stage, 0, tagListerGet, "%s", o.cacheLine(e))
+	case sc.StepAPIWrite:
+		o.n.line(stage, 0, tagWrite, "%s", o.writeLine(who, e))
+	case sc.StepReconcile:
+		o.reconciled(who, stage, e)
+	case sc.StepBackoff:
+		o.mu.Lock()
+		o.failures[e.Request] = e.Failures
+		o.mu.Unlock()
+		o.n.line(stage, 0, tagEnqueue, "%s queue ← %s again in %s (AddRateLimited: failure #%d in a row, the delay doubles each time)",
+			who, e.Request, e.Delay, e.Failures)
+	default:
+		o.n.line(stage, 0, tagReconcile, "%s", e.String())
+	}
+}
+
+// handlerLine describes a notification reaching the controller's source,
+// and what its predicate made of it.
+func (o *observer) handlerLine(who string, e sc.Event) string {
+	var ev string
+	switch e.Verb {
+	case "add":
+		ev = "OnAdd"
+	case "update":
+		ev = "OnUpdate"
+	case "resync":
+		ev = "OnUpdate (same resourceVersion: a resync)"
+	case "delete":
+		ev = "OnDelete"
+	case "delete (state unknown)":
+		ev = "OnDelete of a tombstone (DeletedFinalStateUnknown: the relist found it gone)"
+	default:
+		ev = e.Verb
+	}
+	// The event's own words come first: "OnUpdate Foo default/web".
+	head, note, _ := strings.Cut(ev, " ")
+	line := fmt.Sprintf("%s: %s %s %s", who, head, kindOf(e.Resource), e.Key)
+	if note != "" {
+		line += " " + note
+	}
+	if e.Dropped {
+		why := "a status or metadata write"
+		if e.Verb == "resync" {
+			why = "nothing changed"
+		}
+		line += fmt.Sprintf(", dropped by %s (generation unchanged: %s)", e.Detail, why)
+	}
+	return line
+}
+
+// cacheLine describes what a step 9 Get found in the cache.
+func (o *observer) cacheLine(e sc.Event) string {
+	what := kindOf(e.Resource) + " " + e.Key
+	if e.Verb == "not found" {
+		return what + ": not in the cache"
+	}
+	if e.Verb != "found" {
+		return what + ": " + e.Verb
+	}
+	ns, name, _ := strings.Cut(e.Key, "/")
+	switch e.Resource {
+	case "foos":
+		if foo, err := o.foos.Namespace(ns).Get(name); err == nil {
+			return fmt.Sprintf("%s: rv %s, generation %d, spec.replicas=%s%s",
+				what, foo.ResourceVersion, foo.Generation, replicas(foo.Spec.Replicas), deleting(foo.DeletionTimestamp != nil))
+		}
+	case "deployments":
+		if d, err := o.deployments.Namespace(ns).Get(name); err == nil {
+			return fmt.Sprintf("%s: rv %s, spec.replicas=%s, status.availableReplicas=%d%s",
+				what, d.ResourceVersion, replicas(d.Spec.Replicas), d.Status.AvailableReplicas, deleting(d.DeletionTimestamp != nil))
+		}
+	}
+	return what + ": found"
+}
+
+func replicas(r *int32) string {
+	if r == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*r)
+}
+
+func deleting(yes bool) string {
+	if yes {
+		return ", deletionTimestamp set"
+	}
+	return ""
+}
+
+// writeLine describes one API write and what the server answered.
+func (o *observer) writeLine(who string, e sc.Event) string {
+	verb := strings.ToUpper(e.Verb)
+	if e.Verb == "update status" {
+		verb = "UPDATE /status"
+	}
+	line := fmt.Sprintf("%s: %s %s %s", who, verb, kindOf(e.Resource), e.Key)
+	if e.Detail != "" {
+		line += " (" + strings.ReplaceAll(e.Detail, "->", "→") + ")"
+	}
+	rv := o.writes.take(e.Resource, e.Verb, e.Key)
+	switch {
+	case e.Err != nil:
+		line += " → " + errorSummary(e.Err)
+	case rv != "":
+		line += " → rv " + rv
+	}
+	if e.Err == nil {
+		o.mu.Lock()
+		o.wrote[e.Controller]++
+		o.mu.Unlock()
+	}
+	return line
+}
+
+// reconciled narrates how a Reconcile ended, and a backoff reset.
+func (o *observer) reconciled(who string, stage int, e sc.Event) {
+	o.mu.Lock()
+	wrote := o.wrote[e.Controller]
+	failed := o.failures[e.Request]
+	if e.Err == nil {
+		delete(o.failures, e.Request)
+	}
+	o.mu.Unlock()
+	req := e.Request.String()
+	switch {
+	case e.Err != nil && errors.Is(e.Err, controller.TerminalError(nil)):
+		o.n.line(stage, 0, tagReconcile, "%s: terminal error, not retried: %v", req, e.Err)
+		return
+	case e.Err != nil:
+		o.n.line(stage, 0, tagReconcile, "%s: error: %v", req, e.Err)
+		return
+	case e.Result.RequeueAfter > 0:
+		o.n.line(stage, 0, tagReconcile, "%s: done, again in %s", req, e.Result.RequeueAfter)
+	case wrote > 0:
+		o.n.line(stage, 0, tagReconcile, "%s: done (%d write(s))", req, wrote)
+	default:
+		o.n.line(stage, 0, tagReconcile, "%s: done, nothing to write: in sync", req)
+	}
+	if failed > 0 {
+		o.n.line(stage, 0, tagReconcile, "%s: %s succeeded after %d failure(s): Forget resets its backoff", who, req, failed)
+	}
+}
+
+// kindOf names a resource's kind: "foos" → "Foo".
+func kindOf(resource string) string {
+	switch resource {
+	case "foos":
+		return "Foo"
+	case "deployments":
+		return "Deployment"
+	}
+	return resource
+}
+
+// errorSummary renders an API error as "410 Expired".
+func errorSummary(err error) string {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	st := se.Status()
+	return fmt.Sprintf("%d %s", st.Code, st.Reason)
+}

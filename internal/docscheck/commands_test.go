@@ -3,6 +3,7 @@ package docscheck
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -16,6 +17,7 @@ import (
 // goTestCommand is one `go test` command found in a document.
 type goTestCommand struct {
 	line     int
+	dir      string   // the directory a "cd DIR && go test" runs in, relative to the root ("" for the root)
 	text     string   // as found, for messages
 	packages []string // package arguments: ./x, ./x/..., ./...
 	run      *string  // the -run pattern, if given
@@ -23,9 +25,13 @@ type goTestCommand struct {
 	fuzz     *string
 }
 
+// cdPrefix is a "cd DIR &&" right before a go test command.
+var cdPrefix = regexp.MustCompile(`\bcd\s+(\S+)\s*&&\s*$`)
+
 // goTestCommands finds every go test command with a -run, -bench or -fuzz
 // flag in a markdown document: in code blocks, in inline code (up to the
-// closing backtick) and in table cells, where "\|" stands for "|".
+// closing backtick) and in table cells, where "\|" stands for "|". A
+// "cd DIR && " before the command is remembered: its packages are in DIR.
 func goTestCommands(markdown string) []goTestCommand {
 	var cmds []goTestCommand
 	for i, line := range strings.Split(markdown, "\n") {
@@ -37,13 +43,23 @@ func goTestCommands(markdown string) []goTestCommand {
 			if at < 0 {
 				break
 			}
+			dir := ""
+			if m := cdPrefix.FindStringSubmatch(rest[:at]); m != nil {
+				dir = path.Clean(m[1])
+			}
 			rest = rest[at+len("go test "):]
 			text := rest
 			if end := strings.IndexByte(text, '`'); end >= 0 {
 				text = text[:end]
 			}
-			cmd := goTestCommand{line: i + 1, text: "go test " + strings.TrimSpace(text)}
+			cmd := goTestCommand{line: i + 1, dir: dir, text: "go test " + strings.TrimSpace(text)}
 			parseArgs(&cmd, shellWords(text))
+			if dir != "" {
+				cmd.text = "cd " + dir + " && " + cmd.text
+				if len(cmd.packages) == 0 {
+					cmd.packages = []string{"."}
+				}
+			}
 			if cmd.run != nil || cmd.bench != nil || cmd.fuzz != nil {
 				cmds = append(cmds, cmd)
 			}
@@ -182,6 +198,9 @@ func checkCommand(cmd goTestCommand, pkgs map[string]*goPackage) []string {
 		report("names no package (./dir)")
 	}
 	for _, arg := range cmd.packages {
+		if cmd.dir != "" && cmd.dir != "." {
+			arg = "./" + path.Join(cmd.dir, arg)
+		}
 		found := false
 		for dir, pkg := range pkgs {
 			if matchesPackageArg(arg, dir) && len(pkg.tests) > 0 {
@@ -300,7 +319,7 @@ func matchesPackageArg(arg, dir string) bool {
 // Diagram: all steps. client-go: none (the docs' commands).
 func TestDocsGoTestCommandsSelectTests(t *testing.T) {
 	root := repoRoot(t)
-	pkgs, err := modulePackages(root)
+	pkgs, err := modulePackages(root, true)
 	require.NoError(t, err)
 	total := 0
 
@@ -332,12 +351,14 @@ func TestGoTestCommandsAreFoundAndParsed(t *testing.T) {
 		"```\n" +
 		"| step | command |\n|---|---|\n" +
 		"| 5 | `go test ./f -run 'TestA\\|TestB' -v` |\n" +
-		"    go test ./g -run TestA\\|TestB -v\n"
+		"    go test ./g -run TestA\\|TestB -v\n" +
+		"    cd e2e && go test -run TestE2E -v\n"
 
 	cmds := goTestCommands(doc)
 
 	type got struct {
 		line             int
+		dir              string
 		pkgs             []string
 		run, bench, fuzz string
 	}
@@ -349,16 +370,17 @@ func TestGoTestCommandsAreFoundAndParsed(t *testing.T) {
 	}
 	var all []got
 	for _, c := range cmds {
-		all = append(all, got{c.line, c.packages, deref(c.run), deref(c.bench), deref(c.fuzz)})
+		all = append(all, got{c.line, c.dir, c.packages, deref(c.run), deref(c.bench), deref(c.fuzz)})
 	}
 	assert.Equal(t, []got{
-		{1, []string{"./a"}, "TestOne", "<nil>", "<nil>"},
-		{3, []string{"./b/..."}, "TestX|TestY", "<nil>", "<nil>"},
-		{4, []string{"./c"}, "^$", ".", "<nil>"},
-		{5, []string{"./d"}, "Example", "<nil>", "FuzzZ"},
-		{7, []string{"./e"}, "TestQ", "<nil>", "<nil>"},
-		{11, []string{"./f"}, "TestA|TestB", "<nil>", "<nil>"},
-		{12, []string{"./g"}, "TestA|TestB", "<nil>", "<nil>"},
+		{1, "", []string{"./a"}, "TestOne", "<nil>", "<nil>"},
+		{3, "", []string{"./b/..."}, "TestX|TestY", "<nil>", "<nil>"},
+		{4, "", []string{"./c"}, "^$", ".", "<nil>"},
+		{5, "", []string{"./d"}, "Example", "<nil>", "FuzzZ"},
+		{7, "", []string{"./e"}, "TestQ", "<nil>", "<nil>"},
+		{11, "", []string{"./f"}, "TestA|TestB", "<nil>", "<nil>"},
+		{12, "", []string{"./g"}, "TestA|TestB", "<nil>", "<nil>"},
+		{13, "e2e", []string{"."}, "TestE2E", "<nil>", "<nil>"},
 	}, all)
 	assert.Equal(t, [][]string{{"A"}, {"B", "c"}, {"D(x|y)", "[/|]"}}, splitPattern("A|B/c|D(x|y)/[/|]"))
 }
@@ -411,6 +433,8 @@ func FuzzAlpha(f *testing.F)          {}
 		"go test ./lab -run Fuzz",
 		"go test ./lab/... -run TestGamma",
 		"go test ./... -run 'TestAlpha|TestGamma'",
+		"cd lab && go test -run TestAlpha -v",
+		"cd lab && go test ./sub -run TestGamma -v",
 	} {
 		assert.Empty(t, check(good), good)
 	}
@@ -428,6 +452,8 @@ func FuzzAlpha(f *testing.F)          {}
 		"go test ./nowhere -run TestAlpha",
 		"go test ./lab -run TestGamma",
 		"go test -run TestAlpha",
+		"cd lab && go test -run TestGamma -v",
+		"cd lab/sub && go test ./... -run TestAlpha",
 	} {
 		assert.NotEmpty(t, check(bad), bad)
 	}

@@ -152,7 +152,7 @@ func readMapping(t *testing.T) ([]mappingRow, map[string]*goPackage) {
 	require.NoError(t, err)
 	rows, problems := mappingRows(string(text))
 	assert.Empty(t, problems, "docs/mapping.md")
-	all, err := modulePackages(root)
+	all, err := modulePackages(root, false)
 	require.NoError(t, err)
 	pkgs, err := libraryPackages(all)
 	require.NoError(t, err)

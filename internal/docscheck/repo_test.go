@@ -246,10 +246,11 @@ func (p *goPackage) hasMember(typ, name string) bool {
 }
 
 // modulePackages parses every directory of the module under root: not
-// hidden directories, testdata, or directories with a go.mod of their own
-// (separate modules). The result is keyed by the directory relative to
-// root, with "/" separators ("." for root).
-func modulePackages(root string) (map[string]*goPackage, error) {
+// hidden directories or testdata, and not directories with a go.mod of
+// their own (separate modules, such as bench and e2e) unless nested is set.
+// The result is keyed by the directory relative to root, with "/"
+// separators ("." for root).
+func modulePackages(root string, nested bool) (map[string]*goPackage, error) {
 	pkgs := map[string]*goPackage{}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
@@ -260,7 +261,7 @@ func modulePackages(root string) (map[string]*goPackage, error) {
 			if strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") || base == "testdata" {
 				return filepath.SkipDir
 			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && !nested {
 				return filepath.SkipDir
 			}
 		}

@@ -226,7 +226,7 @@ func runStory(ctx context.Context, o options, n *narrator, stdin io.Reader, stdo
 	if o.step {
 		s.step = stepper(stdin, stdout)
 	}
-	n.say("informerlab demo: scenario %q — a Foo controller narrated step by step along the client-go diagram.", o.scenario)
+	n.say("informerlab demo: scenario %q — the sample controller (package samplecontroller) narrated step by step along the client-go diagram.", o.scenario)
 	err = s.play(ctx, names)
 	interrupted := ctx.Err() != nil
 	if stopErr := w.stop(); err == nil {

@@ -28,16 +28,31 @@ type observer struct {
 	foos        informer.Lister[*sc.Foo]
 	deployments informer.Lister[*sc.Deployment]
 
-	mu sync.Mutex // guards wrote and failures
-	// wrote counts, per controller, the writes since its worker took its
-	// current Request.
-	wrote map[string]int
+	mu sync.Mutex // guards current and failures
+	// current is, per controller, what its worker did with the Request it
+	// took last.
+	current map[string]*reconcileNotes
 	// failures is how many times in a row each Request failed.
 	failures map[controller.Request]int
 }
 
+// reconcileNotes is what one Reconcile did, for the line that ends it.
+type reconcileNotes struct {
+	writes           int  // successful writes
+	gone             bool // the Request's Foo was not in the cache
+	finalizerRemoved bool
+}
+
 func newObserver(n *narrator, writes *writeLog) *observer {
-	return &observer{n: n, writes: writes, wrote: map[string]int{}, failures: map[controller.Request]int{}}
+	return &observer{n: n, writes: writes, current: map[string]*reconcileNotes{}, failures: map[controller.Request]int{}}
+}
+
+// notesLocked returns the notes of ctrl's current Reconcile; o.mu must be held.
+func (o *observer) notesLocked(ctrl string) *reconcileNotes {
+	if o.current[ctrl] == nil {
+		o.current[ctrl] = &reconcileNotes{}
+	}
+	return o.current[ctrl]
 }
 
 // Lanes of the handler stage: one goroutine per handler registration.
@@ -78,10 +93,15 @@ func (o *observer) observe(e sc.Event) {
 		o.n.line(stageHandler, handlerLane, tagEnqueue, "%s queue ← %s%s", who, e.Request, cause)
 	case sc.StepGetKey:
 		o.mu.Lock()
-		o.wrote[e.Controller] = 0
+		o.current[e.Controller] = &reconcileNotes{}
 		o.mu.Unlock()
 		o.n.line(stage, 0, tagGetKey, "%s worker: Get() → %s", who, e.Request)
 	case sc.StepListerGet:
+		if e.Resource == "foos" && e.Verb == "not found" {
+			o.mu.Lock()
+			o.notesLocked(e.Controller).gone = true
+			o.mu.Unlock()
+		}
 		o.n.line(stage, 0, tagListerGet, "%s", o.cacheLine(e))
 	case sc.StepAPIWrite:
 		o.n.line(stage, 0, tagWrite, "%s", o.writeLine(who, e))
@@ -145,8 +165,12 @@ func (o *observer) cacheLine(e sc.Event) string {
 	switch e.Resource {
 	case "foos":
 		if foo, err := o.foos.Namespace(ns).Get(name); err == nil {
-			return fmt.Sprintf("%s: rv %s, generation %d, spec.replicas=%s%s",
+			line := fmt.Sprintf("%s: rv %s, generation %d, spec.replicas=%s%s",
 				what, foo.ResourceVersion, foo.Generation, replicas(foo.Spec.Replicas), deleting(foo.DeletionTimestamp != nil))
+			if own := o.writes.newerOwn(e.Key, foo.ResourceVersion); own != "" {
+				line += fmt.Sprintf(" — the cache is behind the controller's own write (rv %s): it works from its copy of that", own)
+			}
+			return line
 		}
 	case "deployments":
 		if d, err := o.deployments.Namespace(ns).Get(name); err == nil {
@@ -190,7 +214,11 @@ func (o *observer) writeLine(who string, e sc.Event) string {
 	}
 	if e.Err == nil {
 		o.mu.Lock()
-		o.wrote[e.Controller]++
+		notes := o.notesLocked(e.Controller)
+		notes.writes++
+		if e.Resource == "foos" && strings.HasPrefix(e.Detail, "remove finalizer") {
+			notes.finalizerRemoved = true
+		}
 		o.mu.Unlock()
 	}
 	return line
@@ -199,7 +227,7 @@ func (o *observer) writeLine(who string, e sc.Event) string {
 // reconciled narrates how a Reconcile ended, and a backoff reset.
 func (o *observer) reconciled(who string, stage int, e sc.Event) {
 	o.mu.Lock()
-	wrote := o.wrote[e.Controller]
+	notes := *o.notesLocked(e.Controller)
 	failed := o.failures[e.Request]
 	if e.Err == nil {
 		delete(o.failures, e.Request)
@@ -215,10 +243,14 @@ func (o *observer) reconciled(who string, stage int, e sc.Event) {
 		return
 	case e.Result.RequeueAfter > 0:
 		o.n.line(stage, 0, tagReconcile, "%s: done, again in %s", req, e.Result.RequeueAfter)
-	case wrote > 0:
-		o.n.line(stage, 0, tagReconcile, "%s: done (%d write(s))", req, wrote)
+	case notes.finalizerRemoved:
+		o.n.line(stage, 0, tagReconcile, "%s: done: cleanup finished and finalizer removed, so the API server can now delete the Foo", req)
+	case notes.writes > 0:
+		o.n.line(stage, 0, tagReconcile, "%s: done (%d write(s))", req, notes.writes)
+	case notes.gone:
+		o.n.line(stage, 0, tagReconcile, "%s: done: the Foo is gone, nothing to do", req)
 	default:
-		o.n.line(stage, 0, tagReconcile, "%s: done, nothing to write: in sync", req)
+		o.n.line(stage, 0, tagReconcile, "%s: done: nothing to write", req)
 	}
 	if failed > 0 {
 		o.n.line(stage, 0, tagReconcile, "%s: %s succeeded after %d failure(s): Forget resets its backoff", who, req, failed)

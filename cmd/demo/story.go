@@ -245,7 +245,7 @@ func (s *story) fooConverged(name string, want int32) func() bool {
 }
 
 func (s *story) initial(ctx context.Context) error {
-	s.n.say("The API server already holds Foo default/alpha and its Deployment, left in sync by an earlier run of the controller.")
+	s.n.say("The API server already holds Foo default/alpha and its Deployment alpha-nginx, left in sync by an earlier run of the controller.")
 	s.w.start(ctx)
 	return s.waitFor(ctx, "the initial reconcile", func() bool {
 		return s.w.fooInf.HasSynced() && s.w.ctl.FooController().Counts().Success >= 1

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"sync"
@@ -164,11 +165,26 @@ func (r narratedResource) Update(ctx context.Context, obj runtime.Object, opts m
 
 func (r narratedResource) UpdateStatus(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
 	out, err := r.Resource.UpdateStatus(ctx, obj, opts)
+	if err == nil && out != nil && r.gvr == sc.FoosGVR {
+		r.writes.replaced(objectKey(out), objectRV(obj), objectRV(out))
+	}
 	return r.noted("update status", out, err)
 }
 
 func (r narratedResource) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (runtime.Object, error) {
 	out, err := r.Resource.Patch(ctx, name, pt, data, opts)
+	if err == nil && out != nil && r.gvr == sc.FoosGVR {
+		// The controller's patches carry the resourceVersion they were
+		// computed from (optimistic locking).
+		var p struct {
+			Metadata struct {
+				ResourceVersion string `json:"resourceVersion"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(data, &p) == nil {
+			r.writes.replaced(objectKey(out), p.Metadata.ResourceVersion, objectRV(out))
+		}
+	}
 	return r.noted("patch", out, err)
 }
 
@@ -183,12 +199,57 @@ func (r narratedResource) noted(verb string, out runtime.Object, err error) (run
 // until the observer narrates it: the Observer's Event says what was
 // written, the answer says which version it made. Keyed by resource, verb
 // and object: each is written by one worker at a time.
+//
+// It also follows, per Foo, the chain of the controller's own writes, as
+// the controller does to read its own writes: when the cache hands out a
+// version one of them replaced, the cache is behind the controller.
 type writeLog struct {
-	mu  sync.Mutex // guards rvs
+	mu  sync.Mutex // guards rvs and own
 	rvs map[string]string
+	own map[string]ownChain
 }
 
-func newWriteLog() *writeLog { return &writeLog{rvs: map[string]string{}} }
+// ownChain is a Foo's run of own writes: the versions they replaced, and
+// the latest they made.
+type ownChain struct {
+	replaced map[string]bool
+	latest   string
+}
+
+func newWriteLog() *writeLog {
+	return &writeLog{rvs: map[string]string{}, own: map[string]ownChain{}}
+}
+
+// replaced records that a controller write of the Foo key replaced
+// resourceVersion before with after.
+func (l *writeLog) replaced(key, before, after string) {
+	if before == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c, ok := l.own[key]
+	if !ok || c.latest != before {
+		c = ownChain{replaced: map[string]bool{}} // not a chain of own writes: start again
+	}
+	c.replaced[before] = true
+	c.latest = after
+	l.own[key] = c
+}
+
+// newerOwn returns the version of the controller's latest own write of the
+// Foo key if cached is a version that write chain replaced, else "" (and
+// then forgets the chain: the cache has caught up).
+func (l *writeLog) newerOwn(key, cached string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c, ok := l.own[key]
+	if ok && c.replaced[cached] {
+		return c.latest
+	}
+	delete(l.own, key)
+	return ""
+}
 
 func (l *writeLog) note(resource, verb, key, rv string) {
 	l.mu.Lock()

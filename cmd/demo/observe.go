@@ -132,7 +132,7 @@ func (o *observer) handlerLine(who string, e sc.Event) string {
 	case "delete":
 		ev = "OnDelete"
 	case "delete (state unknown)":
-		ev = "OnDelete of a tombstone (DeletedFinalStateUnknown: the relist found it gone)"
+		ev = "OnDelete (a DeletedFinalStateUnknown tombstone: the relist found it gone)"
 	default:
 		ev = e.Verb
 	}

@@ -25,7 +25,7 @@ func Channel(ch <-chan GenericEvent, handler EventHandler, predicates ...Predica
 
 // ChannelSource is the source [Channel] returns.
 //
-// client-go: controller-runtime pkg/internal/source.Channel.
+// client-go: controller-runtime pkg/source (the unexported channel type behind Channel).
 type ChannelSource struct {
 	ch         <-chan GenericEvent
 	handler    EventHandler

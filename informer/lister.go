@@ -19,7 +19,7 @@ import (
 // reader: never modify them, DeepCopy first. A Lister is safe for concurrent
 // use; its zero value is not usable.
 //
-// client-go: tools/cache.ResourceIndexer[T] (behind the generated listers,
+// client-go: listers.ResourceIndexer[T] (listers/generic_helpers.go) (behind the generated listers,
 // e.g. listers/core/v1.ConfigMapLister).
 type Lister[T runtime.Object] struct {
 	lister *indexer.Lister
@@ -53,7 +53,7 @@ func (l Lister[T]) Namespace(namespace string) NamespaceLister[T] {
 
 // NamespaceLister is a [Lister] limited to one namespace.
 //
-// client-go: tools/cache.ResourceIndexer[T] (namespaced), e.g. listers/core/v1.ConfigMapNamespaceLister.
+// client-go: listers.ResourceIndexer[T] (listers/generic_helpers.go) (namespaced), e.g. listers/core/v1.ConfigMapNamespaceLister.
 type NamespaceLister[T runtime.Object] struct {
 	lister indexer.NamespaceLister
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -191,36 +189,3 @@ func TestDocListsEveryTransition(t *testing.T) {
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
-
-// Every `go test ./reflector -run X -v` command in docs/reflector.md and
-// doc.go selects at least one test or example of this package, so the
-// chapter cannot drift from the tests.
-// Diagram: step 1, 2. client-go: none
-func TestChapterCommandsNameExistingTests(t *testing.T) {
-	var names []string
-	files, err := filepath.Glob("*_test.go")
-	require.NoError(t, err)
-	decl := regexp.MustCompile(`(?m)^func ((?:Test|Example|Fuzz)\w*)\(`)
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		require.NoError(t, err)
-		for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
-			names = append(names, m[1])
-		}
-	}
-	var text string
-	for _, f := range []string{"../docs/reflector.md", "doc.go"} {
-		src, err := os.ReadFile(f)
-		require.NoError(t, err)
-		text += string(src)
-	}
-	cmd := regexp.MustCompile(`go test ./reflector -run '?([^' ]+)'? -v`)
-	commands := cmd.FindAllStringSubmatch(text, -1)
-	require.NotEmpty(t, commands)
-
-	for _, c := range commands {
-		pattern := regexp.MustCompile("^(?:" + c[1] + ")")
-		matched := slices.ContainsFunc(names, pattern.MatchString)
-		assert.True(t, matched, "%q selects no test", c[0])
-	}
-}

@@ -315,7 +315,8 @@ func matchesPackageArg(arg, dir string) bool {
 }
 
 // TestDocsGoTestCommandsSelectTests checks every go test command in
-// README.md and docs/*.md against the tests the packages define.
+// README.md, docs/*.md and every package's doc.go against the tests the
+// packages define.
 // Diagram: all steps. client-go: none (the docs' commands).
 func TestDocsGoTestCommandsSelectTests(t *testing.T) {
 	root := repoRoot(t)
@@ -323,7 +324,7 @@ func TestDocsGoTestCommandsSelectTests(t *testing.T) {
 	require.NoError(t, err)
 	total := 0
 
-	for _, doc := range docFiles(t, root) {
+	for _, doc := range append(docFiles(t, root), packageDocFiles(t, root)...) {
 		text, err := os.ReadFile(filepath.Join(root, doc))
 		require.NoError(t, err)
 		for _, cmd := range goTestCommands(string(text)) {

@@ -5,9 +5,10 @@
 //   - every `pkg.Name` in the informerlab column of docs/mapping.md is an
 //     exported name (or a method or field of one) of that package, and every
 //     exported name of every package is in that column;
-//   - every `go test ./pkg -run PATTERN` command in README.md and docs/*.md
-//     selects at least one test, example, benchmark or fuzz target of that
-//     package, for every alternative of PATTERN;
+//   - every test command in README.md, docs/*.md and every package's doc.go
+//     selects, with its run pattern, at least one test, example, benchmark
+//     or fuzz target of the package it names, for every alternative of the
+//     pattern;
 //   - every relative link in README.md and docs/*.md leads to a file or
 //     directory that exists.
 //

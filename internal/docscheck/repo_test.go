@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -44,6 +45,33 @@ func docFiles(t *testing.T, root string) []string {
 		rel = append(rel, r)
 	}
 	require.Greater(t, len(rel), 1, "no docs found under %s", root)
+	return rel
+}
+
+// packageDocFiles returns every package's doc.go (relative to root): their
+// "Read next" sections name go test commands too. The separate bench and e2e
+// modules are included; their commands start with cd.
+func packageDocFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var rel []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "doc.go" {
+			r, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			rel = append(rel, r)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, rel, "no doc.go found under %s", root)
 	return rel
 }
 

@@ -107,11 +107,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// so their handlers return and Shutdown does not wait for them.
 	srv.RegisterOnShutdown(api.Close)
 
-	fmt.Fprintf(stdout, "fakeapi: serving on %s\n", url)
 	if cfg.kubeconfig != "" {
 		fmt.Fprintf(stdout, "fakeapi: kubeconfig in %s; try: kubectl --kubeconfig %s get configmaps\n",
 			cfg.kubeconfig, cfg.kubeconfig)
 	}
+	// The URL line comes last: scripts and tests wait for it as the sign
+	// that everything before it is done.
+	fmt.Fprintf(stdout, "fakeapi: serving on %s\n", url)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 

@@ -135,6 +135,18 @@ func processDeltas(handler ResourceEventHandler, store indexer.Store, deltas del
 			trace.stored("add", obj)
 			handler.OnAdd(obj, isInInitialList)
 		case deltafifo.Deleted:
+			_, exists, err := store.Get(obj)
+			if err != nil {
+				return fmt.Errorf("informer: %s: %w", d.Type, err)
+			}
+			if !exists {
+				// The in-order RealFIFO delivers every deletion it is given,
+				// including a second one for an object already gone (a
+				// relist's tombstone racing the watch's DELETED). The cache
+				// does not hold it, so no handler was ever told it exists,
+				// or it was already told it is gone: say nothing.
+				continue
+			}
 			if err := store.Delete(obj); err != nil {
 				return fmt.Errorf("informer: %s: %w", d.Type, err)
 			}

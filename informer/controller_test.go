@@ -113,6 +113,24 @@ func TestProcessDeltasAsksTheCacheWhetherItIsAnAddOrAnUpdate(t *testing.T) {
 	}, h.calls)
 }
 
+// TestProcessDeltasSaysNothingOfADeleteForAnObjectNotInTheCache feeds a
+// second deletion of an object already gone, as the in-order RealFIFO can
+// (a relist's tombstone and the watch's DELETED for one object): the
+// handler hears of the deletion once.
+//
+// Diagram: steps 4-6. client-go: processDeltas (which calls OnDelete again).
+func TestProcessDeltasSaysNothingOfADeleteForAnObjectNotInTheCache(t *testing.T) {
+	store := indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, nil)
+	require.NoError(t, store.Add(cm("a", "1")))
+	h := &storeCheckingHandler{store: store}
+
+	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Deleted, Object: deltafifo.DeletedFinalStateUnknown{Key: "ns/a", Obj: cm("a", "1")}}}, false, tracer{discard}))
+	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Deleted, Object: cm("a", "2")}}, false, tracer{discard}))
+	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Deleted, Object: cm("never", "3")}}, false, tracer{discard}))
+
+	assert.Equal(t, []string{"delete ns/a@tombstone cache=absent"}, h.calls)
+}
+
 // TestProcessDeltasStopsAtACacheError makes the cache reject an object (its
 // index function fails): the handler is not told, and the error names the
 // delta.

@@ -77,6 +77,10 @@
 //   - WaitForCacheSync takes [DoneChecker]s and waits on their channels; a
 //     plain function is passed as an [InformerSynced] and is polled, as
 //     client-go polls every function.
+//   - A deletion of an object the cache does not hold reaches no handler.
+//     The in-order RealFIFO can hand the process loop a second deletion of
+//     an object already gone (a relist's tombstone and the watch's DELETED);
+//     client-go calls OnDelete again, here handlers hear of it once.
 //   - The informer syncs only after the last initial item has been
 //     processed (client-go's DeltaFIFO channel closes a moment earlier).
 //   - No cache mutation detector, no ShutDownEventHandler, no informer

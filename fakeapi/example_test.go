@@ -66,9 +66,9 @@ func Example() {
 	fmt.Println("compactions:", s.Faults().Compactions)
 
 	// Output:
-	// listed 2 objects at resourceVersion 2
-	// MODIFIED a at resourceVersion 3
-	// ERROR 410 Expired too old resource version: 2 (4)
+	// listed 2 objects at resourceVersion 3
+	// MODIFIED a at resourceVersion 4
+	// ERROR 410 Expired too old resource version: 3 (5)
 	// compactions: 1
 }
 
@@ -113,10 +113,10 @@ func ExampleServer_SilentResource() {
 	cms := s.Resource(gvr).Namespace("default")
 	_, _ = cms.Create(ctx, exampleConfigMap("a"), metav1.CreateOptions{})
 
-	w, _ := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: "1"})
+	w, _ := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: "2"})
 	defer w.Stop()
-	_ = s.SilentResource(gvr).Namespace("default").Delete(ctx, "a", metav1.DeleteOptions{}) // resourceVersion 2, no event
-	_, _ = cms.Create(ctx, exampleConfigMap("b"), metav1.CreateOptions{})                   // resourceVersion 3
+	_ = s.SilentResource(gvr).Namespace("default").Delete(ctx, "a", metav1.DeleteOptions{}) // resourceVersion 3, no event
+	_, _ = cms.Create(ctx, exampleConfigMap("b"), metav1.CreateOptions{})                   // resourceVersion 4
 	ev := <-w.ResultChan()
 	obj := ev.Object.(*unstructured.Unstructured)
 	fmt.Println("the watch's next event:", ev.Type, obj.GetName(), obj.GetResourceVersion())
@@ -128,7 +128,7 @@ func ExampleServer_SilentResource() {
 	fmt.Println("silent writes:", s.Faults().SilentWrites)
 
 	// Output:
-	// the watch's next event: ADDED b 3
+	// the watch's next event: ADDED b 4
 	// a relist finds: b
 	// silent writes: 1
 }

@@ -22,6 +22,9 @@ func (s *Server) checkInvariants() error {
 	if len(s.history) > s.opts.HistoryLimit {
 		return fmt.Errorf("history has %d events, limit %d", len(s.history), s.opts.HistoryLimit)
 	}
+	if s.compactedRV < initialRV || s.compactedRV > s.rv {
+		return fmt.Errorf("compactedRV %d outside [%d, rv %d]", s.compactedRV, initialRV, s.rv)
+	}
 	prev := s.compactedRV
 	for _, ev := range s.history {
 		if ev.rv <= prev {
@@ -39,8 +42,8 @@ func (s *Server) checkInvariants() error {
 	for _, r := range s.resources {
 		for k, o := range r.items {
 			rv, err := strconv.ParseUint(o.GetResourceVersion(), 10, 64)
-			if err != nil || rv == 0 || rv > s.rv {
-				return fmt.Errorf("%s %s: resourceVersion %q outside (0, %d]", r.info.GVR.Resource, k, o.GetResourceVersion(), s.rv)
+			if err != nil || rv <= initialRV || rv > s.rv {
+				return fmt.Errorf("%s %s: resourceVersion %q outside (%d, %d]", r.info.GVR.Resource, k, o.GetResourceVersion(), initialRV, s.rv)
 			}
 			if k != r.key(o.GetNamespace(), o.GetName()) {
 				return fmt.Errorf("%s: stored under %q but named %q/%q", r.info.GVR.Resource, k, o.GetNamespace(), o.GetName())

@@ -30,16 +30,16 @@ func TestCloseWatchesEndsEveryWatchCleanly(t *testing.T) {
 		w, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "0"})
 		require.NoError(t, err)
 		mustCreate(t, cms, configMap("default", "a"))
-		assert.Equal(t, "ADDED a@1", nameRV(next(t, w)))
+		assert.Equal(t, "ADDED a@2", nameRV(next(t, w)))
 
 		s.CloseWatches()
 		expectClosed(t, w)
 		mustCreate(t, cms, configMap("default", "b"))
-		again, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "1"})
+		again, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "2"})
 		require.NoError(t, err)
 		defer again.Stop()
 
-		assert.Equal(t, "ADDED b@2", nameRV(next(t, again)))
+		assert.Equal(t, "ADDED b@3", nameRV(next(t, again)))
 		assert.Equal(t, 1, s.Faults().WatchesClosed)
 		assert.Contains(t, logs.String(), "fakeapi fault: close watches")
 	})
@@ -57,9 +57,9 @@ func TestCompactMakesOldResourceVersionsExpire(t *testing.T) {
 		mustCreate(t, cms, configMap("default", "b"))
 
 		s.Compact()
-		old, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "1"})
+		old, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "2"})
 		require.NoError(t, err)
-		cur, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "2"})
+		cur, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "3"})
 		require.NoError(t, err)
 		defer cur.Stop()
 		mustCreate(t, cms, configMap("default", "c"))
@@ -68,7 +68,7 @@ func TestCompactMakesOldResourceVersionsExpire(t *testing.T) {
 		require.Equal(t, watch.Error, ev.Type)
 		assert.True(t, apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)))
 		expectClosed(t, old)
-		assert.Equal(t, "ADDED c@3", nameRV(next(t, cur)))
+		assert.Equal(t, "ADDED c@4", nameRV(next(t, cur)))
 		assert.Equal(t, 1, s.Faults().Compactions)
 	})
 }
@@ -81,14 +81,14 @@ func TestSilentWritesReachOnlyARelist(t *testing.T) {
 		s := newServer(t, fakeapi.Options{})
 		cms := s.Resource(configMaps).Namespace("default")
 		mustCreate(t, cms, configMap("default", "a"))
-		w, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "1"})
+		w, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "2"})
 		require.NoError(t, err)
 		defer w.Stop()
 
 		silent := s.SilentResource(configMaps).Namespace("default")
 		require.NoError(t, silent.Delete(t.Context(), "a", metav1.DeleteOptions{}))
 		mustCreate(t, silent, configMap("default", "b"))
-		replay, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "1"})
+		replay, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "2"})
 		require.NoError(t, err)
 		defer replay.Stop()
 		list, err := cms.List(t.Context(), metav1.ListOptions{})
@@ -97,7 +97,7 @@ func TestSilentWritesReachOnlyARelist(t *testing.T) {
 		expectQuiet(t, w)
 		expectQuiet(t, replay)
 		assert.Equal(t, []string{"b"}, names(t, list))
-		assert.Equal(t, "3", listRV(t, list))
+		assert.Equal(t, "4", listRV(t, list))
 		assert.Equal(t, 2, s.Faults().SilentWrites)
 	})
 }
@@ -141,7 +141,7 @@ func TestInjectWatchErrorDeliversErrorThenEnds(t *testing.T) {
 
 		s.InjectWatchError(&metav1.Status{Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "injected"})
 
-		assert.Equal(t, "ADDED a@1", nameRV(next(t, w)))
+		assert.Equal(t, "ADDED a@2", nameRV(next(t, w)))
 		ev := next(t, w)
 		require.Equal(t, watch.Error, ev.Type)
 		st := ev.Object.(*metav1.Status)
@@ -170,7 +170,7 @@ func TestHangWatchesStopsDeliveryUntilResumed(t *testing.T) {
 		expectQuiet(t, w)
 		s.HangWatches(false)
 
-		assert.Equal(t, "ADDED a@1", nameRV(next(t, w)))
+		assert.Equal(t, "ADDED a@2", nameRV(next(t, w)))
 		expectClosed(t, w) // the timeout that passed during the hang applies now
 		assert.Equal(t, 1, s.Faults().Hangs)
 	})

@@ -32,12 +32,12 @@ func FuzzHandler(f *testing.F) {
 		body                       string
 	}{
 		{0, "/api/v1/namespaces/default/configmaps", "limit=1", "", "", ""},
-		{0, "/api/v1/namespaces/default/configmaps", "watch=true&resourceVersion=1", "", "", ""},
+		{0, "/api/v1/namespaces/default/configmaps", "watch=true&resourceVersion=2", "", "", ""},
 		{0, "/api/v1/watch/configmaps", "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=1", "", "", ""},
 		{0, "/api/v1/namespaces/default/configmaps/a", "", "", kubectlAccept, ""},
 		{0, "/api/v1/configmaps", "labelSelector=a+in+(b,c)&fieldSelector=metadata.name!=x", "", "application/vnd.kubernetes.protobuf", ""},
 		{1, "/api/v1/namespaces/default/configmaps", "", "application/json", "", `{"metadata":{"generateName":"x-"},"data":{"a":"b"}}`},
-		{2, "/api/v1/namespaces/default/configmaps/a", "", "application/json", "", `{"metadata":{"name":"a","resourceVersion":"1"},"data":{}}`},
+		{2, "/api/v1/namespaces/default/configmaps/a", "", "application/json", "", `{"metadata":{"name":"a","resourceVersion":"2"},"data":{}}`},
 		{3, "/api/v1/namespaces/default/configmaps/a", "", "application/json-patch+json", "", `[{"op":"move","from":"/data","path":"/x"}]`},
 		{3, "/api/v1/namespaces/team/status", "", "application/merge-patch+json", "", `{"status":{"phase":null}}`},
 		{3, "/api/v1/namespaces/default/configmaps/a", "", "application/strategic-merge-patch+json", "", `{"metadata":{"labels":{"$patch":"x"}}}`},

@@ -29,11 +29,11 @@ func TestHTTPAdminFaults(t *testing.T) {
 		assert.Equal(t, metav1.StatusSuccess, st.Status)
 	}
 
-	w1 := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=1")
+	w1 := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=2")
 	post("/admin/faults/close-watches")
 	w1.expectEnd(t)
 
-	w2 := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=1")
+	w2 := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=2")
 	post("/admin/faults/watch-error?code=500&message=boom")
 	typ, obj := w2.next(t)
 	assert.Equal(t, "ERROR", typ)
@@ -45,7 +45,7 @@ func TestHTTPAdminFaults(t *testing.T) {
 	resp, data := do(t, ts, "GET", cmPath+"/a", "")
 	requireStatus(t, resp, data, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable)
 
-	w3 := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=1")
+	w3 := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=2")
 	resp, data = do(t, ts, "POST", "/admin/silent"+cmPath, fmt.Sprintf(cmJSON, "hidden"))
 	require.Equal(t, http.StatusCreated, resp.StatusCode, string(data))
 	post("/admin/faults/hang-watches?on=true")
@@ -55,7 +55,7 @@ func TestHTTPAdminFaults(t *testing.T) {
 	assert.Equal(t, "ADDED late", typ+" "+objName(obj), "the silent create never reaches the watch")
 
 	post("/admin/faults/compact")
-	w4 := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=1")
+	w4 := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=2")
 	typ, obj = w4.next(t)
 	assert.Equal(t, "ERROR", typ)
 	assert.Equal(t, float64(410), obj["code"])

@@ -31,7 +31,7 @@ func TestHTTPTableForKubectlGet(t *testing.T) {
 
 	assert.Equal(t, "Table", table.Kind)
 	assert.Equal(t, "meta.k8s.io/v1", table.APIVersion)
-	assert.Equal(t, "1", table.ResourceVersion)
+	assert.Equal(t, "2", table.ResourceVersion)
 	var cols []string
 	for _, c := range table.ColumnDefinitions {
 		cols = append(cols, c.Name)

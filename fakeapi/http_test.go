@@ -36,7 +36,7 @@ func TestHTTPListItemsCarryNoKind(t *testing.T) {
 	list := asMap(t, data)
 	assert.Equal(t, "ConfigMapList", list["kind"])
 	assert.Equal(t, "v1", list["apiVersion"])
-	assert.Equal(t, map[string]any{"resourceVersion": "1"}, list["metadata"])
+	assert.Equal(t, map[string]any{"resourceVersion": "2"}, list["metadata"])
 	items := list["items"].([]any)
 	require.Len(t, items, 1)
 	item := items[0].(map[string]any)
@@ -58,7 +58,7 @@ func TestHTTPWriteLifecycle(t *testing.T) {
 	md := obj["metadata"].(map[string]any)
 	assert.NotEmpty(t, md["uid"])
 	assert.NotEmpty(t, md["creationTimestamp"])
-	assert.Equal(t, "1", md["resourceVersion"])
+	assert.Equal(t, "2", md["resourceVersion"])
 	assert.Equal(t, float64(1), md["generation"])
 	assert.Equal(t, "default", md["namespace"])
 
@@ -75,10 +75,10 @@ func TestHTTPWriteLifecycle(t *testing.T) {
 	st = requireStatus(t, resp, data, http.StatusConflict, metav1.StatusReasonConflict)
 	assert.Contains(t, st.Message, "the object has been modified; please apply your changes to the latest version and try again")
 
-	fresh := strings.Replace(stale, `"resourceVersion":"0"`, `"resourceVersion":"1"`, 1)
+	fresh := strings.Replace(stale, `"resourceVersion":"0"`, `"resourceVersion":"2"`, 1)
 	resp, data = do(t, ts, "PUT", cmPath+"/a", fresh)
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(data))
-	assert.Equal(t, "2", objRV(asMap(t, data)))
+	assert.Equal(t, "3", objRV(asMap(t, data)))
 
 	resp, data = do(t, ts, "PUT", cmPath+"/b", fresh)
 	requireStatus(t, resp, data, http.StatusBadRequest, metav1.StatusReasonBadRequest)
@@ -233,7 +233,7 @@ func TestHTTPErrorsAreStatus(t *testing.T) {
 		{"protobuf only accept", "GET", cmPath, "", []string{"Accept", "application/vnd.kubernetes.protobuf"}, 406, metav1.StatusReasonNotAcceptable},
 		{"bad query", "GET", cmPath + "?limit=abc", "", nil, 400, metav1.StatusReasonBadRequest},
 		{"bad selector", "GET", cmPath + "?labelSelector=a+in+(", "", nil, 400, metav1.StatusReasonBadRequest},
-		{"too large rv", "GET", cmPath + "?resourceVersion=99", "", nil, 504, metav1.StatusReasonTimeout},
+		{"too large rv", "GET", cmPath + "?resourceVersion=100", "", nil, 504, metav1.StatusReasonTimeout},
 		{"bad includeObject", "GET", cmPath + "?includeObject=All", "", nil, 400, metav1.StatusReasonBadRequest},
 		{"dry run", "POST", cmPath + "?dryRun=All", fmt.Sprintf(cmJSON, "d"), nil, 422, metav1.StatusReasonInvalid},
 	}
@@ -316,7 +316,7 @@ func TestHTTPPaginationTokensRoundTrip(t *testing.T) {
 	cont := md["continue"].(string)
 	_, data2 := do(t, ts, "GET", cmPath+"?limit=2&continue="+cont, "")
 	mustCreate(t, s.Resource(configMaps).Namespace("default"), configMap("default", "z"))
-	s.Compact() // the token's snapshot (rv 6) is now older than the history
+	s.Compact() // the token's snapshot (rv 7) is now older than the history
 	resp3, data3 := do(t, ts, "GET", cmPath+"?limit=2&continue="+cont, "")
 
 	assert.Equal(t, float64(3), md["remainingItemCount"])

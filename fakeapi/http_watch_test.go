@@ -39,7 +39,7 @@ func TestHTTPWatchStreamsOneFlushedEventPerLine(t *testing.T) {
 	assert.Equal(t, "ConfigMap", obj["kind"])
 	assert.Equal(t, "v1", obj["apiVersion"])
 	assert.Equal(t, "ADDED b", typ2+" "+objName(obj2))
-	assert.Equal(t, "DELETED a@3", typ3+" "+objName(obj3)+"@"+objRV(obj3))
+	assert.Equal(t, "DELETED a@4", typ3+" "+objName(obj3)+"@"+objRV(obj3))
 	line := <-st.raw
 	assert.True(t, strings.HasPrefix(line, `{"type":"ADDED","object":{`))
 	assert.True(t, strings.HasSuffix(line, "}\n"))
@@ -85,13 +85,13 @@ func TestHTTPWatchTooOldIsOKThenErrorEvent(t *testing.T) {
 	mustCreate(t, cms, configMap("default", "b"))
 	mustCreate(t, cms, configMap("default", "c"))
 
-	st := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=1&allowWatchBookmarks=true&timeoutSeconds=300")
+	st := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=2&allowWatchBookmarks=true&timeoutSeconds=300")
 	typ, obj := st.next(t)
 
 	assert.Equal(t, http.StatusOK, st.resp.StatusCode)
 	assert.Equal(t, "ERROR", typ)
 	assert.Equal(t, map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
-		"status": "Failure", "message": "too old resource version: 1 (3)", "reason": "Expired", "code": float64(410)}, obj)
+		"status": "Failure", "message": "too old resource version: 2 (4)", "reason": "Expired", "code": float64(410)}, obj)
 	st.expectEnd(t)
 }
 
@@ -113,7 +113,7 @@ func TestHTTPStreamingListEndsInitialEventsWithBookmark(t *testing.T) {
 	assert.Equal(t, "ADDED a", typ+" "+objName(obj))
 	require.Equal(t, "BOOKMARK", bmType)
 	assert.Equal(t, "ConfigMap", bm["kind"])
-	assert.Equal(t, "1", objRV(bm))
+	assert.Equal(t, "2", objRV(bm))
 	ann := bm["metadata"].(map[string]any)["annotations"].(map[string]any)
 	assert.Equal(t, "true", ann["k8s.io/initial-events-end"])
 	blueprint, err := base64.StdEncoding.DecodeString(ann["kubernetes.io/initial-events-list-blueprint"].(string))

@@ -15,7 +15,7 @@ import (
 	"github.com/informerlab/informerlab/fakeapi"
 )
 
-// seed creates configmaps a..e in default (rv 1..5) and x in other (rv 6).
+// seed creates configmaps a..e in default (rv 2..6) and x in other (rv 7).
 func seed(t *testing.T, s *fakeapi.Server) *fakeapi.ResourceClient {
 	t.Helper()
 	cms := s.Resource(configMaps).Namespace("default")
@@ -41,7 +41,7 @@ func TestListReturnsSnapshotWithResourceVersion(t *testing.T) {
 	inNS.(*unstructured.UnstructuredList).Items[0].SetName("mutated")
 
 	assert.Equal(t, []string{"a", "b", "c", "d", "e", "x"}, names(t, all))
-	assert.Equal(t, "6", listRV(t, all))
+	assert.Equal(t, "7", listRV(t, all))
 	assert.Equal(t, "ConfigMapList", all.GetObjectKind().GroupVersionKind().Kind)
 	assert.Equal(t, "a", mustGet(t, cms, "a").GetName())
 }
@@ -52,7 +52,7 @@ func TestListReturnsSnapshotWithResourceVersion(t *testing.T) {
 func TestListResourceVersionSemantics(t *testing.T) {
 	s := newServer(t, fakeapi.Options{})
 	cms := seed(t, s)
-	require.NoError(t, cms.Delete(context.Background(), "a", metav1.DeleteOptions{})) // rv 7
+	require.NoError(t, cms.Delete(context.Background(), "a", metav1.DeleteOptions{})) // rv 8
 
 	tests := []struct {
 		name      string
@@ -61,13 +61,13 @@ func TestListResourceVersionSemantics(t *testing.T) {
 		wantRV    string
 		wantCont  bool
 	}{
-		{"latest", metav1.ListOptions{}, []string{"b", "c", "d", "e"}, "7", false},
-		{"latest paginated", metav1.ListOptions{Limit: 2}, []string{"b", "c"}, "7", true},
-		{"any ignores limit", metav1.ListOptions{ResourceVersion: "0", Limit: 2}, []string{"b", "c", "d", "e"}, "7", false},
-		{"not older than N serves latest", metav1.ListOptions{ResourceVersion: "3"}, []string{"b", "c", "d", "e"}, "7", false},
-		{"N with limit is exact", metav1.ListOptions{ResourceVersion: "3", Limit: 10}, []string{"a", "b", "c"}, "3", false},
-		{"exact N", metav1.ListOptions{ResourceVersion: "6", ResourceVersionMatch: metav1.ResourceVersionMatchExact}, []string{"a", "b", "c", "d", "e"}, "6", false},
-		{"not older than N explicit", metav1.ListOptions{ResourceVersion: "6", ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, Limit: 1}, []string{"b"}, "7", true},
+		{"latest", metav1.ListOptions{}, []string{"b", "c", "d", "e"}, "8", false},
+		{"latest paginated", metav1.ListOptions{Limit: 2}, []string{"b", "c"}, "8", true},
+		{"any ignores limit", metav1.ListOptions{ResourceVersion: "0", Limit: 2}, []string{"b", "c", "d", "e"}, "8", false},
+		{"not older than N serves latest", metav1.ListOptions{ResourceVersion: "4"}, []string{"b", "c", "d", "e"}, "8", false},
+		{"N with limit is exact", metav1.ListOptions{ResourceVersion: "4", Limit: 10}, []string{"a", "b", "c"}, "4", false},
+		{"exact N", metav1.ListOptions{ResourceVersion: "7", ResourceVersionMatch: metav1.ResourceVersionMatchExact}, []string{"a", "b", "c", "d", "e"}, "7", false},
+		{"not older than N explicit", metav1.ListOptions{ResourceVersion: "7", ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, Limit: 1}, []string{"b"}, "8", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestListResourceVersionSemantics(t *testing.T) {
 // Diagram: step 1. client-go: apierrors.IsTooLargeResourceVersion, IsResourceExpired.
 func TestListRejectsInvalidResourceVersionRequests(t *testing.T) {
 	s := newServer(t, fakeapi.Options{HistoryLimit: 2})
-	cms := seed(t, s) // rv 6; history keeps 5 and 6
+	cms := seed(t, s) // rv 7; history keeps 6 and 7
 	first, err := cms.List(context.Background(), metav1.ListOptions{Limit: 1})
 	require.NoError(t, err)
 	cont := first.(*unstructured.UnstructuredList).GetContinue()
@@ -98,13 +98,13 @@ func TestListRejectsInvalidResourceVersionRequests(t *testing.T) {
 		opts metav1.ListOptions
 		code int32
 	}{
-		{"ahead of server", metav1.ListOptions{ResourceVersion: "99"}, http.StatusGatewayTimeout},
-		{"exact before window", metav1.ListOptions{ResourceVersion: "3", ResourceVersionMatch: metav1.ResourceVersionMatchExact}, http.StatusGone},
+		{"ahead of server", metav1.ListOptions{ResourceVersion: "100"}, http.StatusGatewayTimeout},
+		{"exact before window", metav1.ListOptions{ResourceVersion: "4", ResourceVersionMatch: metav1.ResourceVersionMatchExact}, http.StatusGone},
 		{"exact with 0", metav1.ListOptions{ResourceVersion: "0", ResourceVersionMatch: metav1.ResourceVersionMatchExact}, http.StatusUnprocessableEntity},
 		{"match without rv", metav1.ListOptions{ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, http.StatusUnprocessableEntity},
-		{"unknown match", metav1.ListOptions{ResourceVersion: "1", ResourceVersionMatch: "Newest"}, http.StatusUnprocessableEntity},
+		{"unknown match", metav1.ListOptions{ResourceVersion: "2", ResourceVersionMatch: "Newest"}, http.StatusUnprocessableEntity},
 		{"send initial events", metav1.ListOptions{SendInitialEvents: ptr(true)}, http.StatusUnprocessableEntity},
-		{"continue with rv", metav1.ListOptions{ResourceVersion: "5", Continue: cont}, http.StatusBadRequest},
+		{"continue with rv", metav1.ListOptions{ResourceVersion: "6", Continue: cont}, http.StatusBadRequest},
 		{"garbage continue", metav1.ListOptions{Continue: "%%%"}, http.StatusBadRequest},
 		{"garbage rv", metav1.ListOptions{ResourceVersion: "abc"}, http.StatusBadRequest},
 		{"bad label selector", metav1.ListOptions{LabelSelector: "a in (b"}, http.StatusBadRequest},
@@ -119,7 +119,7 @@ func TestListRejectsInvalidResourceVersionRequests(t *testing.T) {
 			assert.Equal(t, tt.code, se.ErrStatus.Code, se.ErrStatus.Message)
 		})
 	}
-	_, err = cms.List(context.Background(), metav1.ListOptions{ResourceVersion: "99"})
+	_, err = cms.List(context.Background(), metav1.ListOptions{ResourceVersion: "100"})
 	assert.True(t, apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge))
 }
 
@@ -147,7 +147,7 @@ func TestPaginationServesOneSnapshot(t *testing.T) {
 	assert.Equal(t, []string{"a", "b"}, names(t, page1))
 	assert.Equal(t, int64(3), *l1.GetRemainingItemCount())
 	assert.Equal(t, []string{"c", "d"}, names(t, page2))
-	assert.Equal(t, "6", listRV(t, page2), "every page carries the first page's snapshot resourceVersion")
+	assert.Equal(t, "7", listRV(t, page2), "every page carries the first page's snapshot resourceVersion")
 	assert.Equal(t, int64(1), *l2.GetRemainingItemCount())
 	assert.Equal(t, []string{"e"}, names(t, page3))
 	assert.Empty(t, page3.(*unstructured.UnstructuredList).GetContinue())

@@ -20,6 +20,11 @@ const (
 	DefaultMaxRequestBodyBytes = 3 << 20 // the real apiserver's limit is 3 MiB too
 )
 
+// initialRV is the resourceVersion of a server before its first write: an
+// empty server lists at "1" and its first write gets "2". It is not 0
+// because "0" means "any version" to clients (see New).
+const initialRV = 1
+
 // Options configure a [Server]. The zero value is a working configuration.
 type Options struct {
 	// HistoryLimit is the number of change events the server keeps for
@@ -65,7 +70,9 @@ type Options struct {
 // watch owns one goroutine, and [Server.Close] ends all of them.
 //
 // Invariants (checked by checkInvariants in tests):
-//   - every stored object's resourceVersion is in (0, rv];
+//   - rv and compactedRV start at 1, never 0 (an empty server lists at
+//     "1", its first write gets "2"), and only grow;
+//   - every stored object's resourceVersion is in (1, rv];
 //   - history holds strictly increasing resourceVersions, all in
 //     (compactedRV, rv], and at most historyLimit events;
 //   - stored objects are never mutated: every write stores a fresh map, so
@@ -83,7 +90,8 @@ type Server struct {
 	wg      sync.WaitGroup
 
 	mu sync.Mutex // guards everything below
-	// rv is the resourceVersion of the last write (0 before any write).
+	// rv is the resourceVersion of the last write (initialRV, 1, before any
+	// write).
 	rv uint64
 	// compactedRV is the newest resourceVersion whose event has been dropped
 	// from history; every event after it is retained.
@@ -117,12 +125,19 @@ func New(opts Options) *Server {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{
-		opts:      opts,
-		logger:    logger,
-		closed:    make(chan struct{}),
-		resources: make(map[schema.GroupVersionResource]*resource),
-		watchers:  make(map[*watcher]struct{}),
-		failNext:  make(map[string]failure),
+		opts:   opts,
+		logger: logger,
+		// An empty server is at resourceVersion 1, not 0, as an empty etcd
+		// is at revision 1: "0" means "any version" to clients, so a list
+		// that said "0" would make a Reflector watch from "0", receive
+		// synthetic ADDED events instead of a replay, and never see 410
+		// Expired after a compaction.
+		rv:          initialRV,
+		compactedRV: initialRV,
+		closed:      make(chan struct{}),
+		resources:   make(map[schema.GroupVersionResource]*resource),
+		watchers:    make(map[*watcher]struct{}),
+		failNext:    make(map[string]failure),
 	}
 	for _, r := range builtinResources {
 		if err := s.Register(r); err != nil {
@@ -145,8 +160,8 @@ func (s *Server) Close() {
 }
 
 // CurrentResourceVersion returns the resourceVersion of the last write, as a
-// number (lists and objects carry it as a decimal string). It is 0 before
-// the first write.
+// number (lists and objects carry it as a decimal string). It is 1
+// before the first write, never 0.
 func (s *Server) CurrentResourceVersion() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

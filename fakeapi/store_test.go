@@ -33,10 +33,10 @@ func TestCreateStampsServerManagedMetadata(t *testing.T) {
 	ts := a.GetCreationTimestamp()
 	assert.False(t, ts.IsZero())
 	assert.Equal(t, int64(1), a.GetGeneration())
-	assert.Equal(t, "1", a.GetResourceVersion())
-	assert.Equal(t, "2", b.GetResourceVersion())
+	assert.Equal(t, "2", a.GetResourceVersion())
+	assert.Equal(t, "3", b.GetResourceVersion())
 	assert.Regexp(t, `^web-[a-z0-9]{5}$`, b.GetName())
-	assert.Equal(t, uint64(2), s.CurrentResourceVersion())
+	assert.Equal(t, uint64(3), s.CurrentResourceVersion())
 }
 
 // TestCreateRejectsBadInput checks the validation answers: duplicate name,
@@ -73,7 +73,7 @@ func TestCreateRejectsBadInput(t *testing.T) {
 			assert.True(t, tt.check(err), "got %v", err)
 		})
 	}
-	assert.Equal(t, uint64(1), s.CurrentResourceVersion(), "failed creates take no resourceVersion")
+	assert.Equal(t, uint64(2), s.CurrentResourceVersion(), "failed creates take no resourceVersion")
 }
 
 // TestUpdateWithStaleResourceVersionIsConflict checks optimistic
@@ -111,7 +111,7 @@ func TestUpdateWithoutResourceVersionIsUnconditional(t *testing.T) {
 	_, errMissing := cms.Update(context.Background(), configMap("default", "missing"), metav1.UpdateOptions{})
 
 	require.NoError(t, err)
-	assert.Equal(t, "2", out.(*unstructured.Unstructured).GetResourceVersion())
+	assert.Equal(t, "3", out.(*unstructured.Unstructured).GetResourceVersion())
 	assert.True(t, apierrors.IsNotFound(errMissing), "got %v", errMissing)
 }
 
@@ -127,7 +127,7 @@ func TestNoOpUpdateKeepsResourceVersion(t *testing.T) {
 
 	require.NoError(t, err)
 	assert.Equal(t, orig.GetResourceVersion(), out.(*unstructured.Unstructured).GetResourceVersion())
-	assert.Equal(t, uint64(1), s.CurrentResourceVersion())
+	assert.Equal(t, uint64(2), s.CurrentResourceVersion())
 }
 
 // TestGenerationBumpsOnlyWhenSpecChanges checks metadata.generation: a
@@ -378,6 +378,6 @@ func TestConcurrentWritersKeepInvariants(t *testing.T) {
 		require.NoError(t, <-done)
 	}
 
-	assert.Equal(t, uint64(1+writers*each), s.CurrentResourceVersion())
+	assert.Equal(t, uint64(2+writers*each), s.CurrentResourceVersion())
 	require.NoError(t, s.CheckInvariants())
 }

@@ -95,7 +95,7 @@ func TestSchemeKindsComeBackTyped(t *testing.T) {
 		assert.Equal(t, 5, got.(*Widget).Spec.Size)
 		wl, ok := list.(*WidgetList)
 		require.True(t, ok, "got %T", list)
-		assert.Equal(t, "2", wl.ResourceVersion)
+		assert.Equal(t, "3", wl.ResourceVersion)
 		items, err := meta.ExtractList(wl)
 		require.NoError(t, err)
 		assert.Len(t, items, 2)

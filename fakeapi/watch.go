@@ -180,7 +180,7 @@ func (w *watcher) pop() (watchItem, bool) {
 func (w *watcher) bookmarkRV() (uint64, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.seenRV, len(w.queue) == 0 && w.seenRV > 0
+	return w.seenRV, len(w.queue) == 0 && w.seenRV > initialRV
 }
 
 // run delivers the queue to out until the watch ends. It is the watch's only

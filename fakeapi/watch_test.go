@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -36,9 +37,9 @@ func TestWatchFromEmptyResourceVersionStartsWithSyntheticAdds(t *testing.T) {
 			defer w.Stop()
 			mustCreate(t, cms, configMap("default", "c"))
 
-			assert.Equal(t, "ADDED a@2", nameRV(next(t, w)))
-			assert.Equal(t, "ADDED b@1", nameRV(next(t, w)))
-			assert.Equal(t, "ADDED c@3", nameRV(next(t, w)))
+			assert.Equal(t, "ADDED a@3", nameRV(next(t, w)))
+			assert.Equal(t, "ADDED b@2", nameRV(next(t, w)))
+			assert.Equal(t, "ADDED c@4", nameRV(next(t, w)))
 		})
 	}
 }
@@ -51,24 +52,24 @@ func TestWatchFromResourceVersionReplaysHistory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newServer(t, fakeapi.Options{})
 		cms := s.Resource(configMaps).Namespace("default")
-		a := mustCreate(t, cms, configMap("default", "a"))           // rv 1
-		mustCreate(t, cms, configMap("default", "b"))                // rv 2
+		a := mustCreate(t, cms, configMap("default", "a"))           // rv 2
+		mustCreate(t, cms, configMap("default", "b"))                // rv 3
 		a.Object["data"] = map[string]any{"k": "v2"}                 //
-		_, err := cms.Update(t.Context(), a, metav1.UpdateOptions{}) // rv 3
+		_, err := cms.Update(t.Context(), a, metav1.UpdateOptions{}) // rv 4
 		require.NoError(t, err)
-		require.NoError(t, cms.Delete(t.Context(), "b", metav1.DeleteOptions{})) // rv 4
+		require.NoError(t, cms.Delete(t.Context(), "b", metav1.DeleteOptions{})) // rv 5
 
-		w, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "1"})
+		w, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "2"})
 		require.NoError(t, err)
 		defer w.Stop()
-		mustCreate(t, cms, configMap("default", "c")) // rv 5
+		mustCreate(t, cms, configMap("default", "c")) // rv 6
 
-		assert.Equal(t, "ADDED b@2", nameRV(next(t, w)))
-		assert.Equal(t, "MODIFIED a@3", nameRV(next(t, w)))
+		assert.Equal(t, "ADDED b@3", nameRV(next(t, w)))
+		assert.Equal(t, "MODIFIED a@4", nameRV(next(t, w)))
 		del := next(t, w)
-		assert.Equal(t, "DELETED b@4", nameRV(del))
+		assert.Equal(t, "DELETED b@5", nameRV(del))
 		assert.Equal(t, map[string]any{"k": "v"}, del.Object.(*unstructured.Unstructured).Object["data"])
-		assert.Equal(t, "ADDED c@5", nameRV(next(t, w)))
+		assert.Equal(t, "ADDED c@6", nameRV(next(t, w)))
 		expectQuiet(t, w)
 	})
 }
@@ -85,9 +86,9 @@ func TestWatchFromCompactedResourceVersionGetsExpiredError(t *testing.T) {
 			mustCreate(t, cms, configMap("default", n))
 		}
 
-		w, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "1"})
+		w, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "2"})
 		require.NoError(t, err)
-		wOK, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "2"})
+		wOK, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "3"})
 		require.NoError(t, err)
 		defer wOK.Stop()
 
@@ -96,9 +97,52 @@ func TestWatchFromCompactedResourceVersionGetsExpiredError(t *testing.T) {
 		st := ev.Object.(*metav1.Status)
 		assert.Equal(t, int32(http.StatusGone), st.Code)
 		assert.Equal(t, metav1.StatusReasonExpired, st.Reason)
-		assert.Equal(t, "too old resource version: 1 (3)", st.Message)
+		assert.Equal(t, "too old resource version: 2 (4)", st.Message)
 		expectClosed(t, w)
-		assert.Equal(t, "ADDED c@3", nameRV(next(t, wOK)))
+		assert.Equal(t, "ADDED c@4", nameRV(next(t, wOK)))
+	})
+}
+
+// TestEmptyServerListsAtResourceVersionOneAndWatchesFromIt checks that an
+// empty server lists at "1", never "0" (which means "any version" and would
+// make a watch start with synthetic ADDED events): a watch from "1" replays
+// every later write, the first of which gets resourceVersion 2; after a
+// compaction past those writes, a watch from "1" gets 410 Expired, while a
+// compaction of a server still at "1" leaves a watch from "1" valid.
+// Diagram: step 1. client-go: Reflector watches from the resourceVersion of its list.
+func TestEmptyServerListsAtResourceVersionOneAndWatchesFromIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, fakeapi.Options{})
+		cms := s.Resource(configMaps).Namespace("default")
+		list, err := cms.List(t.Context(), metav1.ListOptions{})
+		require.NoError(t, err)
+		require.Equal(t, "1", listRV(t, list))
+		assert.Empty(t, names(t, list))
+		assert.Equal(t, uint64(1), s.CurrentResourceVersion())
+
+		mustCreate(t, cms, configMap("default", "a"))
+		mustCreate(t, cms, configMap("default", "b"))
+		replay, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: listRV(t, list)})
+		require.NoError(t, err)
+		defer replay.Stop()
+		assert.Equal(t, "ADDED a@2", nameRV(next(t, replay)))
+		assert.Equal(t, "ADDED b@3", nameRV(next(t, replay)))
+
+		s.Compact()
+		expired, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "1"})
+		require.NoError(t, err)
+		ev := next(t, expired)
+		require.Equal(t, watch.Error, ev.Type)
+		assert.True(t, apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)), "got %v", ev.Object)
+		expectClosed(t, expired)
+
+		empty := newServer(t, fakeapi.Options{})
+		empty.Compact()
+		fromOne, err := empty.Resource(configMaps).Namespace("default").Watch(t.Context(), metav1.ListOptions{ResourceVersion: "1"})
+		require.NoError(t, err)
+		defer fromOne.Stop()
+		mustCreate(t, empty.Resource(configMaps).Namespace("default"), configMap("default", "x"))
+		assert.Equal(t, "ADDED x@2", nameRV(next(t, fromOne)))
 	})
 }
 
@@ -109,7 +153,7 @@ func TestWatchAheadOfServerGetsTooLargeError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newServer(t, fakeapi.Options{})
 
-		w, err := s.Resource(configMaps).Watch(t.Context(), metav1.ListOptions{ResourceVersion: "99"})
+		w, err := s.Resource(configMaps).Watch(t.Context(), metav1.ListOptions{ResourceVersion: "100"})
 		require.NoError(t, err)
 
 		ev := next(t, w)
@@ -153,18 +197,18 @@ func TestWatchSelectorMovesBecomeAddedAndDeleted(t *testing.T) {
 		require.NoError(t, err)
 		defer w.Stop()
 
-		mustCreate(t, cms, configMap("default", "a", "app", "db"))                                                                         // rv 1, outside
-		_, err = cms.Patch(t.Context(), "a", types.MergePatchType, []byte(`{"metadata":{"labels":{"app":"web"}}}`), metav1.PatchOptions{}) // rv 2, in
+		mustCreate(t, cms, configMap("default", "a", "app", "db"))                                                                         // rv 2, outside
+		_, err = cms.Patch(t.Context(), "a", types.MergePatchType, []byte(`{"metadata":{"labels":{"app":"web"}}}`), metav1.PatchOptions{}) // rv 3, in
 		require.NoError(t, err)
-		_, err = cms.Patch(t.Context(), "a", types.MergePatchType, []byte(`{"data":{"x":"y"}}`), metav1.PatchOptions{}) // rv 3, still in
+		_, err = cms.Patch(t.Context(), "a", types.MergePatchType, []byte(`{"data":{"x":"y"}}`), metav1.PatchOptions{}) // rv 4, still in
 		require.NoError(t, err)
-		_, err = cms.Patch(t.Context(), "a", types.MergePatchType, []byte(`{"metadata":{"labels":{"app":"db"}}}`), metav1.PatchOptions{}) // rv 4, out
+		_, err = cms.Patch(t.Context(), "a", types.MergePatchType, []byte(`{"metadata":{"labels":{"app":"db"}}}`), metav1.PatchOptions{}) // rv 5, out
 		require.NoError(t, err)
 
-		assert.Equal(t, "ADDED a@2", nameRV(next(t, w)))
-		assert.Equal(t, "MODIFIED a@3", nameRV(next(t, w)))
+		assert.Equal(t, "ADDED a@3", nameRV(next(t, w)))
+		assert.Equal(t, "MODIFIED a@4", nameRV(next(t, w)))
 		out := next(t, w)
-		assert.Equal(t, "DELETED a@4", nameRV(out))
+		assert.Equal(t, "DELETED a@5", nameRV(out))
 		assert.Equal(t, "web", out.Object.(*unstructured.Unstructured).GetLabels()["app"], "DELETED carries the last state inside the selector")
 		expectQuiet(t, w)
 	})
@@ -185,7 +229,7 @@ func TestWatchFiltersByNamespaceAndField(t *testing.T) {
 		mustCreate(t, s.Resource(configMaps).Namespace("default"), configMap("default", "b"))
 		mustCreate(t, s.Resource(configMaps).Namespace("default"), configMap("default", "a"))
 
-		assert.Equal(t, "ADDED a@3", nameRV(next(t, w)))
+		assert.Equal(t, "ADDED a@4", nameRV(next(t, w)))
 		expectQuiet(t, w)
 	})
 }
@@ -200,14 +244,14 @@ func TestWatchBookmarksCarryLatestResourceVersion(t *testing.T) {
 		s := newServer(t, fakeapi.Options{BookmarkInterval: 10 * time.Second})
 		cms := s.Resource(configMaps).Namespace("default")
 		mustCreate(t, cms, configMap("default", "a"))
-		withBM, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "1", AllowWatchBookmarks: true, LabelSelector: "x=y"})
+		withBM, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "2", AllowWatchBookmarks: true, LabelSelector: "x=y"})
 		require.NoError(t, err)
 		defer withBM.Stop()
-		without, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "1"})
+		without, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "2"})
 		require.NoError(t, err)
 		defer without.Stop()
 		mustCreate(t, s.Resource(leases).Namespace("default"), &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": map[string]any{"name": "l"}}}) // rv 2
+			"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": map[string]any{"name": "l"}}}) // rv 3
 
 		start := time.Now()
 		bm := next(t, withBM)
@@ -215,7 +259,7 @@ func TestWatchBookmarksCarryLatestResourceVersion(t *testing.T) {
 		assert.Equal(t, watch.Bookmark, bm.Type)
 		assert.Equal(t, 10*time.Second, time.Since(start))
 		u := bm.Object.(*unstructured.Unstructured)
-		assert.Equal(t, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"resourceVersion": "2"}}, u.Object)
+		assert.Equal(t, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"resourceVersion": "3"}}, u.Object)
 		time.Sleep(time.Minute) // bubble time: several bookmark periods pass
 		expectQuiet(t, without)
 	})
@@ -277,14 +321,14 @@ func TestStreamingListSendsInitialEventsThenBookmark(t *testing.T) {
 		mustCreate(t, cms, configMap("default", "c"))
 		_, errInvalid := cms.Watch(t.Context(), metav1.ListOptions{SendInitialEvents: ptr(true)})
 
-		assert.Equal(t, "ADDED a@1", nameRV(next(t, w)))
-		assert.Equal(t, "ADDED b@2", nameRV(next(t, w)))
+		assert.Equal(t, "ADDED a@2", nameRV(next(t, w)))
+		assert.Equal(t, "ADDED b@3", nameRV(next(t, w)))
 		bm := next(t, w)
 		require.Equal(t, watch.Bookmark, bm.Type)
 		u := bm.Object.(*unstructured.Unstructured)
-		assert.Equal(t, "2", u.GetResourceVersion())
+		assert.Equal(t, "3", u.GetResourceVersion())
 		assert.Equal(t, map[string]string{metav1.InitialEventsAnnotationKey: "true"}, u.GetAnnotations())
-		assert.Equal(t, "ADDED c@3", nameRV(next(t, w)))
+		assert.Equal(t, "ADDED c@4", nameRV(next(t, w)))
 		require.Error(t, errInvalid)
 		assert.Contains(t, errInvalid.Error(), "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
 	})
@@ -310,7 +354,7 @@ func TestSlowWatcherIsCutOffWithoutBlockingWriters(t *testing.T) {
 			got = append(got, ev)
 		}
 		assert.LessOrEqual(t, len(got), 4, "the cut-off watch ends without the rest of the events")
-		assert.Equal(t, uint64(10), s.CurrentResourceVersion())
+		assert.Equal(t, uint64(11), s.CurrentResourceVersion())
 	})
 }
 

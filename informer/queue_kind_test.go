@@ -68,15 +68,15 @@ func TestDeltaFIFOAndRealFIFODeliverARelistInDifferentOrders(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) { realFIFO = relistAfterDisconnection(t, informer.QueueRealFIFO) })
 
 	assert.Equal(t, []string{
-		"update ns/a@1->1",
-		"update ns/c@3->5",
-		"add ns/d@6",
-		"delete ns/b (tombstone of @2)",
+		"update ns/a@2->2",
+		"update ns/c@4->6",
+		"add ns/d@7",
+		"delete ns/b (tombstone of @3)",
 	}, deltaFIFO)
 	assert.Equal(t, []string{
-		"delete ns/b (tombstone of @2)",
-		"update ns/a@1->1",
-		"update ns/c@3->5",
-		"add ns/d@6",
+		"delete ns/b (tombstone of @3)",
+		"update ns/a@2->2",
+		"update ns/c@4->6",
+		"add ns/d@7",
 	}, realFIFO)
 }

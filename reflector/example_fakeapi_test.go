@@ -79,19 +79,19 @@ func Example_fakeapi() {
 
 	// Output:
 	// List  resourceVersion="0"
-	// Replace 2 objects at resourceVersion 2
-	// Watch resourceVersion="2"
+	// Replace 2 objects at resourceVersion 3
+	// Watch resourceVersion="3"
 	// Add default/cache
 	// -- the server ends every watch
-	// Watch resourceVersion="3"
+	// Watch resourceVersion="4"
 	// Add default/queue
 	// -- a silent delete, then the server compacts its history
-	// Watch resourceVersion="4"
-	// List  resourceVersion="4"
-	// Replace 3 objects at resourceVersion 5
 	// Watch resourceVersion="5"
+	// List  resourceVersion="5"
+	// Replace 3 objects at resourceVersion 6
+	// Watch resourceVersion="6"
 	// Store:
-	//   default/cache@3
-	//   default/queue@4
-	//   default/web@1
+	//   default/cache@4
+	//   default/queue@5
+	//   default/web@2
 }

@@ -190,7 +190,7 @@ func TestFakeAPIListThenWatch(t *testing.T) {
 		require.NoError(t, e.cms.Delete(t.Context(), "b", metav1.DeleteOptions{}))
 		e.settle(t)
 
-		assert.Equal(t, []string{"replace@2 [ns/a@1 ns/b@2]", "add ns/c@3", "update ns/a@4", "delete ns/b@5"}, e.store.take())
+		assert.Equal(t, []string{"replace@3 [ns/a@2 ns/b@3]", "add ns/c@4", "update ns/a@5", "delete ns/b@6"}, e.store.take())
 		assert.Equal(t, []string{`list rv="0"`, `watch rv="` + listRV + `"`}, whats(e.lw.take()))
 		assert.Equal(t, e.rv(), e.r.LastSyncResourceVersion())
 	})
@@ -209,13 +209,13 @@ func TestFakeAPIBookmarksAdvanceResourceVersion(t *testing.T) {
 			require.NoError(t, err)
 		}
 		e.settle(t)
-		assert.Equal(t, "1", e.r.LastSyncResourceVersion())
+		assert.Equal(t, "2", e.r.LastSyncResourceVersion())
 
 		time.Sleep(time.Minute)
 		e.settle(t)
 
-		assert.Equal(t, "4", e.r.LastSyncResourceVersion())
-		assert.Equal(t, []string{"replace@1 [ns/a@1]"}, e.store.take(), "a bookmark changes nothing in the Store")
+		assert.Equal(t, "5", e.r.LastSyncResourceVersion())
+		assert.Equal(t, []string{"replace@2 [ns/a@2]"}, e.store.take(), "a bookmark changes nothing in the Store")
 	})
 }
 
@@ -235,8 +235,8 @@ func TestFakeAPIClosedWatchRewatchesWithoutRelist(t *testing.T) {
 		e.create(t, "c")
 		e.settle(t)
 
-		assert.Equal(t, []string{`watch rv="2"`}, whats(e.lw.take()))
-		assert.Equal(t, []string{"replace@1 [ns/a@1]", "add ns/b@2", "add ns/c@3"}, e.store.take())
+		assert.Equal(t, []string{`watch rv="3"`}, whats(e.lw.take()))
+		assert.Equal(t, []string{"replace@2 [ns/a@2]", "add ns/b@3", "add ns/c@4"}, e.store.take())
 	})
 }
 
@@ -257,9 +257,9 @@ func TestFakeAPICompactionForcesARelistThatRevealsSilentDeletes(t *testing.T) {
 		e.advance(t, time.Second)
 
 		calls := e.lw.take()
-		require.Equal(t, []string{`watch rv="2"`, `list rv="2"`, `watch rv="3"`}, whats(calls))
+		require.Equal(t, []string{`watch rv="3"`, `list rv="3"`, `watch rv="4"`}, whats(calls))
 		assert.Equal(t, 800*time.Millisecond, calls[1].at.Sub(calls[0].at), "backoff before the relist")
-		assert.Equal(t, []string{"replace@2 [ns/a@1 ns/b@2]", "replace@3 [ns/b@2]"}, e.store.take())
+		assert.Equal(t, []string{"replace@3 [ns/a@2 ns/b@3]", "replace@4 [ns/b@3]"}, e.store.take())
 		assert.Contains(t, e.logs.String(), "too old resource version")
 	})
 }
@@ -280,10 +280,10 @@ func TestFakeAPIThrottledWatchBacksOffWithoutRelist(t *testing.T) {
 		e.advance(t, 3*time.Second)
 
 		calls := e.lw.take()
-		require.Equal(t, []string{`watch rv="2"`, `watch rv="2"`, `watch rv="2"`}, whats(calls))
+		require.Equal(t, []string{`watch rv="3"`, `watch rv="3"`, `watch rv="3"`}, whats(calls))
 		assert.Equal(t, 800*time.Millisecond, calls[1].at.Sub(calls[0].at))
 		assert.Equal(t, 1600*time.Millisecond, calls[2].at.Sub(calls[1].at))
-		assert.Equal(t, []string{"replace@1 [ns/a@1]", "add ns/b@2", "add ns/c@3"}, e.store.take())
+		assert.Equal(t, []string{"replace@2 [ns/a@2]", "add ns/b@3", "add ns/c@4"}, e.store.take())
 		assert.Equal(t, 1, e.lw.count("list"), "only the initial list")
 		assert.Empty(t, e.errs)
 	})
@@ -297,12 +297,12 @@ func TestFakeAPIFailingListsBackOff(t *testing.T) {
 		e := startFakeFailing(t, "list", 2, http.StatusServiceUnavailable, "a")
 
 		calls := e.lw.take()
-		require.Equal(t, []string{`list rv="0"`, `list rv="0"`, `list rv="0"`, `watch rv="1"`}, whats(calls))
+		require.Equal(t, []string{`list rv="0"`, `list rv="0"`, `list rv="0"`, `watch rv="2"`}, whats(calls))
 		assert.Equal(t, 800*time.Millisecond, calls[1].at.Sub(calls[0].at))
 		assert.Equal(t, 1600*time.Millisecond, calls[2].at.Sub(calls[1].at))
 		assert.Len(t, e.errs, 2)
 		assert.True(t, apierrors.IsServiceUnavailable(<-e.errs))
-		assert.Equal(t, []string{"replace@1 [ns/a@1]"}, e.store.take())
+		assert.Equal(t, []string{"replace@2 [ns/a@2]"}, e.store.take())
 	})
 }
 
@@ -325,9 +325,9 @@ func TestFakeAPIInjectedWatchErrors(t *testing.T) {
 		status *metav1.Status
 		want   []string
 	}{
-		{&apierrors.NewResourceExpired("too old resource version").ErrStatus, []string{`list rv="1"`, `watch rv="1"`}},
-		{&apierrors.NewTooManyRequests("slow down", 1).ErrStatus, []string{`watch rv="1"`}},
-		{&apierrors.NewInternalError(fmt.Errorf("boom")).ErrStatus, []string{`list rv="1"`, `watch rv="1"`}},
+		{&apierrors.NewResourceExpired("too old resource version").ErrStatus, []string{`list rv="2"`, `watch rv="2"`}},
+		{&apierrors.NewTooManyRequests("slow down", 1).ErrStatus, []string{`watch rv="2"`}},
+		{&apierrors.NewInternalError(fmt.Errorf("boom")).ErrStatus, []string{`list rv="2"`, `watch rv="2"`}},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.status.Reason), func(t *testing.T) {
@@ -369,9 +369,9 @@ func TestFakeAPIHungWatchIsReplacedAfterIdleTimeout(t *testing.T) {
 		e.srv.HangWatches(false)
 		e.settle(t)
 
-		assert.Equal(t, []string{`watch rv="1"`}, whats(calls))
+		assert.Equal(t, []string{`watch rv="2"`}, whats(calls))
 		assert.Equal(t, reflector.DefaultIdleTimeout, calls[0].at.Sub(before))
-		assert.Equal(t, []string{"replace@1 [ns/a@1]", "add ns/b@2"}, e.store.take())
+		assert.Equal(t, []string{"replace@2 [ns/a@2]", "add ns/b@3"}, e.store.take())
 	})
 	synctest.Test(t, func(t *testing.T) {
 		e := startFake(t, reflector.Options{IdleTimeout: -1}, "a")
@@ -383,7 +383,7 @@ func TestFakeAPIHungWatchIsReplacedAfterIdleTimeout(t *testing.T) {
 		e.settle(t)
 
 		assert.Empty(t, e.lw.take(), "no re-watch: the Reflector trusts the dead watch")
-		assert.Equal(t, []string{"replace@1 [ns/a@1]"}, e.store.take(), "and misses the change")
+		assert.Equal(t, []string{"replace@2 [ns/a@2]"}, e.store.take(), "and misses the change")
 		e.srv.HangWatches(false)
 	})
 }
@@ -399,8 +399,8 @@ func TestFakeAPIStreamingList(t *testing.T) {
 		e.settle(t)
 
 		assert.Equal(t, []string{`watchlist rv=""`}, whats(e.lw.take()))
-		assert.Equal(t, []string{"replace@2 [ns/a@1 ns/b@2]", "add ns/c@3"}, e.store.take())
-		assert.Equal(t, "3", e.r.LastSyncResourceVersion())
+		assert.Equal(t, []string{"replace@3 [ns/a@2 ns/b@3]", "add ns/c@4"}, e.store.take())
+		assert.Equal(t, "4", e.r.LastSyncResourceVersion())
 	})
 }
 
@@ -412,12 +412,12 @@ func TestFakeAPIStreamingList(t *testing.T) {
 func TestFakeAPIPaginatedRelist(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startFake(t, reflector.Options{PageSize: 2}, "a", "b", "c", "d", "e")
-		assert.Equal(t, []string{`list rv="0"`, `watch rv="5"`}, whats(e.lw.take()), "the list at \"0\" came whole")
+		assert.Equal(t, []string{`list rv="0"`, `watch rv="6"`}, whats(e.lw.take()), "the list at \"0\" came whole")
 
 		e.srv.InjectWatchError(nil) // 500: relist
 		e.advance(t, time.Second)
 
-		assert.Equal(t, []string{`list rv="5"`, `list rv=""`, `list rv=""`, `watch rv="5"`}, whats(e.lw.take()))
-		assert.Equal(t, []string{"replace@5 [ns/a@1 ns/b@2 ns/c@3 ns/d@4 ns/e@5]", "replace@5 [ns/a@1 ns/b@2 ns/c@3 ns/d@4 ns/e@5]"}, e.store.take())
+		assert.Equal(t, []string{`list rv="6"`, `list rv=""`, `list rv=""`, `watch rv="6"`}, whats(e.lw.take()))
+		assert.Equal(t, []string{"replace@6 [ns/a@2 ns/b@3 ns/c@4 ns/d@5 ns/e@6]", "replace@6 [ns/a@2 ns/b@3 ns/c@4 ns/d@5 ns/e@6]"}, e.store.take())
 	})
 }

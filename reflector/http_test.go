@@ -163,6 +163,9 @@ func TestOverHTTPConnectionRefusedRewatchesWithoutRelist(t *testing.T) {
 	_, stop := runReflector(t, lw, store, reflector.Options{
 		Backoff: reflector.Backoff{Initial: 10 * time.Millisecond, Factor: 1},
 	})
+	// Create a only once the first watch is being opened, so that a reaches
+	// the store through the watch and the watch is open when the server goes.
+	lw.waitFor(t, wait, "the first watch", func() bool { return lw.count("watch") >= 1 })
 	_, err = inproc.Create(t.Context(), configMap("default", "a"), metav1.CreateOptions{})
 	require.NoError(t, err)
 	store.waitFor(t, wait, "add a", func() bool { return store.has("default/a") })

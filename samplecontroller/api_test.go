@@ -49,7 +49,7 @@ func TestTypedResourceConvertsUnstructured(t *testing.T) {
 		_, open := <-w.ResultChan()
 
 		fl := list.(*FooList)
-		assert.Equal(t, "1", fl.ResourceVersion)
+		assert.Equal(t, "2", fl.ResourceVersion)
 		require.Len(t, fl.Items, 1)
 		assert.Equal(t, int32(2), *fl.Items[0].Spec.Replicas)
 		assert.Equal(t, "web", got.(*Foo).Spec.DeploymentName)

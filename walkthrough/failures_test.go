@@ -83,16 +83,16 @@ func TestFailureWatchThatCannotBeOpened(t *testing.T) {
 
 				calls := lw.all()[before:]
 				require.GreaterOrEqual(t, len(calls), 2)
-				assert.Equal(t, `watch rv="1"`, calls[0].what, "the re-watch, refused")
+				assert.Equal(t, `watch rv="2"`, calls[0].what, "the re-watch, refused")
 				delay := calls[1].at.Sub(calls[0].at)
 				assert.True(t, delay >= 800*time.Millisecond && delay <= 1600*time.Millisecond, "backoff %v", delay)
 				if code == http.StatusTooManyRequests {
-					assert.Equal(t, []string{`watch rv="1"`, `watch rv="1"`}, lw.whats()[before:], "watch again, no relist")
+					assert.Equal(t, []string{`watch rv="2"`, `watch rv="2"`}, lw.whats()[before:], "watch again, no relist")
 					assert.Empty(t, errs.all())
 					assert.Empty(t, rec.takeLines())
 					return
 				}
-				assert.Equal(t, []string{`watch rv="1"`, `list rv="1"`, `watch rv="1"`}, lw.whats()[before:], "relist")
+				assert.Equal(t, []string{`watch rv="2"`, `list rv="2"`, `watch rv="2"`}, lw.whats()[before:], "relist")
 				require.Len(t, errs.all(), 1)
 				var status apierrors.APIStatus
 				require.ErrorAs(t, errs.all()[0], &status, "the error handler was told")
@@ -118,7 +118,7 @@ func TestFailureExpiredListIsRetriedAtOnceFromEmpty(t *testing.T) {
 
 		lw, errs, _, inf := watchedInformer(t, srv)
 
-		assert.Equal(t, []string{`list rv="0"`, `list rv=""`, `watch rv="1"`}, lw.whats())
+		assert.Equal(t, []string{`list rv="0"`, `list rv=""`, `watch rv="2"`}, lw.whats())
 		assert.Equal(t, time.Duration(0), time.Since(start), "no backoff")
 		assert.Empty(t, errs.all(), "nothing worth reporting")
 		mustGet(t, inf, "ns/a")

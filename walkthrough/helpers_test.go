@@ -147,7 +147,7 @@ func runInformer(t *testing.T, inf informer.SharedIndexInformer) {
 
 // recorder is a ResourceEventHandler that writes one line per notification:
 //
-//	add ns/a@1 [initial]   update ns/a@1->2   delete ns/a@3   delete ns/a (tombstone of @2)
+//	add ns/a@2 [initial]   update ns/a@2->3   delete ns/a@4   delete ns/a (tombstone of @3)
 //
 // It is safe for concurrent use.
 type recorder struct {

@@ -59,7 +59,7 @@ func TestConfusionInformerSilentlyStops(t *testing.T) {
 			calls := lw.all()
 			require.Equal(t, 2, lw.count("watch"), "a second watch was opened")
 			assert.Equal(t, reflector.DefaultIdleTimeout, calls[len(calls)-1].at.Sub(hungAt), "after exactly IdleTimeout")
-			assert.Equal(t, []string{`list rv="0"`, `watch rv="1"`, `watch rv="1"`}, lw.whats(), "from the last resourceVersion, without a relist")
+			assert.Equal(t, []string{`list rv="0"`, `watch rv="2"`, `watch rv="2"`}, lw.whats(), "from the last resourceVersion, without a relist")
 
 			srv.HangWatches(false)
 			synctest.Wait()

@@ -118,13 +118,9 @@ func (f *RealFIFO) Replace(list []any, resourceVersion string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 
-	keys, objs, err := prepareList(f.keyFunc, f.transformer, list)
+	keys, objs, listed, err := prepareList(f.keyFunc, f.transformer, list)
 	if err != nil {
 		return err
-	}
-	listed := make(map[string]bool, len(keys))
-	for _, key := range keys {
-		listed[key] = true
 	}
 
 	last := map[string]Delta{}
@@ -142,22 +138,11 @@ func (f *RealFIFO) Replace(list []any, resourceVersion string) error {
 		f.appendLocked(key, Deleted, DeletedFinalStateUnknown{Key: key, Obj: last[key].Object})
 	}
 
-	if f.knownObjects != nil {
-		known := f.knownObjects.ListKeys()
-		slices.Sort(known)
-		for _, key := range known {
-			if _, isQueued := last[key]; listed[key] || isQueued {
-				continue
-			}
-			obj, exists, err := f.knownObjects.GetByKey(key)
-			if err != nil {
-				f.logger.Error("deltafifo: cannot read known object; queueing a tombstone without it", "key", key, "err", err)
-				obj = nil
-			} else if !exists {
-				obj = nil
-			}
-			f.appendLocked(key, Deleted, DeletedFinalStateUnknown{Key: key, Obj: obj})
-		}
+	for _, t := range knownTombstones(f.knownObjects, f.logger, func(key string) bool {
+		_, isQueued := last[key]
+		return listed[key] || isQueued
+	}) {
+		f.appendLocked(t.Key, Deleted, t)
 	}
 
 	for i, key := range keys {

@@ -2,6 +2,7 @@ package deltafifo
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/informerlab/informerlab/indexer"
@@ -29,13 +30,11 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 
-	keys, objs, err := prepareList(f.keyFunc, f.transformer, list)
+	keys, objs, listed, err := prepareList(f.keyFunc, f.transformer, list)
 	if err != nil {
 		return err
 	}
-	listed := make(map[string]bool, len(keys))
 	for i, key := range keys {
-		listed[key] = true
 		// Step 2 (add object): a listed object is queued as Replaced.
 		f.appendLocked(key, Delta{Type: Replaced, Object: objs[i]})
 	}
@@ -47,22 +46,10 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 		f.appendLocked(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: lastObject(f.items[key])}})
 	}
 
-	if f.knownObjects != nil {
-		known := f.knownObjects.ListKeys()
-		slices.Sort(known)
-		for _, key := range known {
-			if listed[key] || len(f.items[key]) > 0 {
-				continue
-			}
-			obj, exists, err := f.knownObjects.GetByKey(key)
-			if err != nil {
-				f.logger.Error("deltafifo: cannot read known object; queueing a tombstone without it", "key", key, "err", err)
-				obj = nil
-			} else if !exists {
-				obj = nil
-			}
-			f.appendLocked(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: obj}})
-		}
+	for _, t := range knownTombstones(f.knownObjects, f.logger, func(key string) bool {
+		return listed[key] || len(f.items[key]) > 0
+	}) {
+		f.appendLocked(t.Key, Delta{Type: Deleted, Object: t})
 	}
 
 	if !f.populated {
@@ -74,21 +61,51 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 }
 
 // prepareList keys and transforms every listed object before anything is
-// queued, so a bad object fails the whole list instead of half of it.
-func prepareList(keyFunc indexer.KeyFunc, t TransformFunc, list []any) (keys []string, objs []any, err error) {
+// queued, so a bad object fails the whole list instead of half of it. listed
+// is the set of keys.
+func prepareList(keyFunc indexer.KeyFunc, t TransformFunc, list []any) (keys []string, objs []any, listed map[string]bool, err error) {
 	keys = make([]string, len(list))
 	objs = make([]any, len(list))
+	listed = make(map[string]bool, len(list))
 	for i, obj := range list {
 		keys[i], err = keyOf(keyFunc, obj)
 		if err != nil {
-			return nil, nil, fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
+			return nil, nil, nil, fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
 		}
 		objs[i], err = transform(t, obj)
 		if err != nil {
-			return nil, nil, fmt.Errorf("deltafifo: replace: item %d (%q): %w", i, keys[i], err)
+			return nil, nil, nil, fmt.Errorf("deltafifo: replace: item %d (%q): %w", i, keys[i], err)
 		}
+		listed[keys[i]] = true
 	}
-	return keys, objs, nil
+	return keys, objs, listed, nil
+}
+
+// knownTombstones returns, in sorted key order, a tombstone for every known
+// object that skip does not rule out (both queues skip the listed keys, and
+// each skips the keys its own queue already speaks for). A known object that
+// cannot be read gets a tombstone without it, and the failure is logged.
+func knownTombstones(known KeyListerGetter, logger *slog.Logger, skip func(key string) bool) []DeletedFinalStateUnknown {
+	if known == nil {
+		return nil
+	}
+	keys := known.ListKeys()
+	slices.Sort(keys)
+	var out []DeletedFinalStateUnknown
+	for _, key := range keys {
+		if skip(key) {
+			continue
+		}
+		obj, exists, err := known.GetByKey(key)
+		if err != nil {
+			logger.Error("deltafifo: cannot read known object; queueing a tombstone without it", "key", key, "err", err)
+		}
+		if err != nil || !exists {
+			obj = nil
+		}
+		out = append(out, DeletedFinalStateUnknown{Key: key, Obj: obj})
+	}
+	return out
 }
 
 // lastObject is the object a tombstone for these deltas should carry: the

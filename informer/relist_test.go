@@ -26,7 +26,10 @@ func settle() {
 var expired = &metav1.Status{Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"}
 
 // startSynced registers handlers, runs inf, and waits until it and every
-// registration have synced.
+// registration have synced, then until every goroutine is blocked: the
+// informer reports synced a moment before its Reflector has opened the
+// watch, and a fault injected in that moment would find no watch. It must
+// run inside a synctest bubble.
 func startSynced(t *testing.T, inf informer.SharedIndexInformer, handlers ...informer.ResourceEventHandler) []informer.ResourceEventHandlerRegistration {
 	t.Helper()
 	var regs []informer.ResourceEventHandlerRegistration
@@ -40,6 +43,7 @@ func startSynced(t *testing.T, inf informer.SharedIndexInformer, handlers ...inf
 	run(t, inf)
 	require.True(t, informer.WaitForCacheSync(t.Context(), checkers...))
 	require.NoError(t, informer.CheckInvariants(inf))
+	synctest.Wait()
 	return regs
 }
 

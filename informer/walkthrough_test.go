@@ -70,7 +70,13 @@ func TestWalkthrough(t *testing.T) {
 	// them can be run alone (-run 'Walkthrough/step_3').
 	run(t, inf)
 	require.True(t, informer.WaitForCacheSync(t.Context(), inf, reg), "the initial list is synced")
-	listedAt := inf.LastSyncResourceVersion()
+	// The Reflector records the list's resourceVersion just after handing the
+	// list to the queue, so the informer may report synced a moment earlier.
+	var listedAt string
+	require.Eventually(t, func() bool {
+		listedAt = inf.LastSyncResourceVersion()
+		return listedAt != ""
+	}, 10*time.Second, time.Millisecond, "the Reflector records the list's resourceVersion")
 	handler.next(t) // the listed object
 	created := create(t, configMaps, "demo", "greeting", "hello")
 	handler.next(t) // wait until the new object has gone all the way through

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -126,6 +127,10 @@ func startInformer(t *testing.T, inf informer.SharedIndexInformer, handlers ...i
 	}
 	runInformer(t, inf)
 	require.True(t, informer.WaitForCacheSync(t.Context(), checkers...), "the informer did not sync")
+	// The informer reports synced a moment before its Reflector records the
+	// list's resourceVersion and opens the watch; wait until every goroutine
+	// is blocked, so what a test does next meets an open watch.
+	synctest.Wait()
 	return regs
 }
 

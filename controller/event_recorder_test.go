@@ -137,10 +137,16 @@ func TestEventRecorderCountsRepeatsOnOneEvent(t *testing.T) {
 			synctest.Wait()
 			require.NoError(t, b.CheckInvariants())
 		}
+		// Keep the writer busy on another Event, so the next three repeats
+		// are all recorded while it waits for the server: they must coalesce
+		// into one buffered Event, whatever the goroutines' interleaving.
+		srv.SetLatency(time.Second)
+		rec.Event(cm, controller.EventTypeWarning, "SyncFailed", "another message")
+		synctest.Wait() // the writer now waits for the server on its create
 		for range 3 {
 			rec.Event(cm, controller.EventTypeWarning, "SyncFailed", "boom")
 		}
-		rec.Event(cm, controller.EventTypeWarning, "SyncFailed", "another message")
+		time.Sleep(2 * time.Second) // the create, then the one patch, each a second
 		synctest.Wait()
 
 		evs := events(t, srv, "a")

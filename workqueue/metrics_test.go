@@ -156,6 +156,7 @@ func TestMetricsRefreshInFlightGaugesEveryHalfSecond(t *testing.T) {
 		assert.Equal(t, before+1, runtime.NumGoroutine())
 
 		q.ShutDown()
+		synctest.Wait() // ShutDown signals the refresh goroutine; let it exit
 
 		assert.Equal(t, before, runtime.NumGoroutine())
 	})

@@ -165,13 +165,48 @@ func (r *ResourceClient) send(ctx context.Context, req *request) (*http.Response
 	u.Path = c.base.Path + r.path(req)
 	u.RawQuery = req.query.Encode()
 
+	for attempt := 0; ; attempt++ {
+		resp, err := r.attempt(ctx, req, u.String())
+		delay, again := retryDelay(req.method, resp, err)
+		if err != nil {
+			// The *url.Error keeps the chain, so net.IsConnectionRefused still sees ECONNREFUSED.
+			err = fmt.Errorf("client: %s %s: %w", req.verb, r.gvr.Resource, err)
+		}
+		if !again || attempt == maxRetries {
+			return resp, err
+		}
+		why := "the connection broke"
+		if err == nil {
+			why = resp.Status
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+		}
+		c.logger.Info("client: retrying", "verb", req.verb, "url", u.String(), "after", delay,
+			"attempt", attempt+1, "of", maxRetries, "because", why)
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("client: %s %s: gave up waiting to retry (%s): %w", req.verb, r.gvr.Resource, why, ctx.Err())
+		}
+	}
+}
+
+// attempt sends req once. A transport error is returned as it came, unwrapped, so
+// retryDelay can classify it.
+func (r *ResourceClient) attempt(ctx context.Context, req *request, target string) (*http.Response, error) {
+	c := r.client
 	var body io.Reader
 	if req.body != nil {
 		body = bytes.NewReader(req.body)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, req.method, u.String(), body)
+	hreq, err := http.NewRequestWithContext(ctx, req.method, target, body)
 	if err != nil {
-		return nil, fmt.Errorf("client: %s %s: %w", req.verb, r.gvr.Resource, err)
+		return nil, err
 	}
 	hreq.Header.Set("Accept", "application/json")
 	hreq.Header.Set("User-Agent", c.userAgent)
@@ -185,11 +220,10 @@ func (r *ResourceClient) send(ctx context.Context, req *request) (*http.Response
 	start := time.Now()
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		c.logger.Debug("client: request failed", "verb", req.verb, "method", req.method, "url", u.String(), "err", err)
-		// The *url.Error keeps the chain, so net.IsConnectionRefused still sees ECONNREFUSED.
-		return nil, fmt.Errorf("client: %s %s: %w", req.verb, r.gvr.Resource, err)
+		c.logger.Debug("client: request failed", "verb", req.verb, "method", req.method, "url", target, "err", err)
+		return nil, err
 	}
-	c.logger.Debug("client: request", "verb", req.verb, "method", req.method, "url", u.String(),
+	c.logger.Debug("client: request", "verb", req.verb, "method", req.method, "url", target,
 		"status", resp.StatusCode, "duration", time.Since(start))
 	return resp, nil
 }

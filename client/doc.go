@@ -49,6 +49,10 @@
 //     of another group, version or kind, an object without a resourceVersion) ends with
 //     one watch.Error event, reason InternalError, whose message says what was wrong.
 //     The decoder never panics, whatever the bytes (FuzzWatchDecoder).
+//   - A server that answers 429 Too Many Requests or 503 "apiserver is shutting down"
+//     with Retry-After: N is asked again after N seconds, up to ten times, for reads,
+//     updates and deletes; then its last answer is returned. A create or patch is never
+//     sent twice. See retry.go.
 //   - A cancelled context or Stop closes ResultChan promptly, with no error event; a
 //     clean end of stream, or a connection lost between two events, closes it with no
 //     error event either (the caller re-watches from the last resourceVersion).
@@ -61,8 +65,12 @@
 //   - Kubeconfig: one file, its current context. No KUBECONFIG merging, no exec or
 //     auth-provider plugins (a clear error says so), no basic auth, no proxy-url
 //     (proxies come from the environment). See tools/clientcmd.
-//   - No client-side rate limiting, retries or request timeouts: contexts bound every
-//     request, and the Reflector owns backoff (rest.Config QPS/Burst have no counterpart).
+//   - No client-side rate limiting or request timeouts: contexts bound every request,
+//     and the Reflector owns backoff (rest.Config QPS/Burst have no counterpart).
+//   - Retries, bounded at ten as in client-go, only where the server asked for one or
+//     never answered: a 429 or 5xx with Retry-After to GET, PUT or DELETE (client-go
+//     also re-sends POST and PATCH), and a GET whose connection broke (EOF, reset)
+//     one second later. A refused connection is returned at once.
 //   - The watch decoder rejects an object of another kind than the resource's list
 //     returned (or than the stream's first object); client-go's reflector skips such
 //     objects with a log line instead (rest/watch.StreamWatcher, tools/cache/reflector.go).

@@ -2,10 +2,11 @@ package client_test
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"testing"
+	"testing/synctest"
 
 	"github.com/informerlab/informerlab/client"
 	"github.com/stretchr/testify/assert"
@@ -15,11 +16,14 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
 
-// serveOnce starts a server that answers every request with code, body and headers,
-// and returns a Client for it.
+// serveOnce returns a Client whose every request is answered in-process with code,
+// body and headers. With no sockets involved, a test can run it inside a synctest
+// bubble, where the client's waits before retrying take no real time.
 func serveOnce(t *testing.T, code int, contentType, body string, header map[string]string) *client.Client {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	c, err := client.New(&client.Config{Server: "http://in-process.test", Logger: slog.New(slog.DiscardHandler)}, nil)
+	require.NoError(t, err)
+	client.ServeInProcess(c, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		for k, v := range header {
 			w.Header().Set(k, v)
 		}
@@ -27,9 +31,6 @@ func serveOnce(t *testing.T, code int, contentType, body string, header map[stri
 		w.WriteHeader(code)
 		_, _ = w.Write([]byte(body))
 	}))
-	t.Cleanup(srv.Close)
-	c, err := client.New(&client.Config{Server: srv.URL}, nil)
-	require.NoError(t, err)
 	return c
 }
 
@@ -51,17 +52,19 @@ func TestStatusBodiesBecomeStatusErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := serveOnce(t, tc.code, "application/json", tc.body, map[string]string{"Retry-After": "7"})
+			synctest.Test(t, func(t *testing.T) { // 429 and 504 are retried first, 7 s apart
+				c := serveOnce(t, tc.code, "application/json", tc.body, map[string]string{"Retry-After": "7"})
 
-			_, err := c.Resource(configMaps).List(context.Background(), metav1.ListOptions{})
+				_, err := c.Resource(configMaps).List(context.Background(), metav1.ListOptions{})
 
-			var se *apierrors.StatusError
-			require.ErrorAs(t, err, &se)
-			assert.True(t, tc.check(err), "predicate false for %v", err)
-			assert.Equal(t, int32(tc.code), se.ErrStatus.Code)
-			delay, ok := apierrors.SuggestsClientDelay(err)
-			assert.True(t, ok)
-			assert.Positive(t, delay)
+				var se *apierrors.StatusError
+				require.ErrorAs(t, err, &se)
+				assert.True(t, tc.check(err), "predicate false for %v", err)
+				assert.Equal(t, int32(tc.code), se.ErrStatus.Code)
+				delay, ok := apierrors.SuggestsClientDelay(err)
+				assert.True(t, ok)
+				assert.Positive(t, delay)
+			})
 		})
 	}
 }

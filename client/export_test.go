@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,4 +26,24 @@ func WatchStream(ctx context.Context, body io.ReadCloser, gv schema.GroupVersion
 	}
 	go w.run(ctx)
 	return w
+}
+
+// ServeInProcess makes c send every request to h in-process, with no sockets, so a test
+// of timing (retry delays) can run inside a synctest bubble. Streaming responses
+// (watches) are not supported: h's whole answer is buffered.
+func ServeInProcess(c *Client, h http.Handler) {
+	c.http.Transport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Result(), nil
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// SetRoundTripper makes c send every request through rt.
+func SetRoundTripper(c *Client, rt func(*http.Request) (*http.Response, error)) {
+	c.http.Transport = roundTripFunc(rt)
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Config says where the API server is and how to authenticate to it. Build one with
@@ -38,7 +40,37 @@ type Config struct {
 
 	// Logger receives one Debug line per request; nil means slog.Default().
 	Logger *slog.Logger
+
+	// HealthCheck says when a silent HTTP/2 connection is pinged and when it is given
+	// up for dead. The zero value is client-go's: ping after 30 s, drop after 15 more.
+	HealthCheck HealthCheck
 }
+
+// HealthCheck is the HTTP/2 connection health check. Over TLS the client speaks
+// HTTP/2, and every request to a server, watches included, shares one TCP connection.
+// When that connection dies without a word (a NAT or load balancer forgot the flow, a
+// proxy stopped forwarding), nothing on it ever fails by itself: a watch stays open
+// and silent, and a re-watch or relist sent on it waits for an answer forever. The
+// health check notices: after PingAfter without a frame from the server it sends a
+// ping, and if no answer comes within PingTimeout it closes the connection, which
+// fails every request on it and makes the next ones dial a new connection.
+//
+// client-go: rest.Config's transport (apimachinery util/net.SetTransportDefaults:
+// ReadIdleTimeout 30s, PingTimeout 15s).
+type HealthCheck struct {
+	// PingAfter is how long a connection may carry nothing from the server before the
+	// client pings it; zero means DefaultPingAfter.
+	PingAfter time.Duration
+	// PingTimeout is how long the client waits for the ping's answer before it closes
+	// the connection; zero means DefaultPingTimeout.
+	PingTimeout time.Duration
+}
+
+// The health check's defaults, client-go's figures.
+const (
+	DefaultPingAfter   = 30 * time.Second
+	DefaultPingTimeout = 15 * time.Second
+)
 
 // TLSConfig holds PEM-encoded certificate material, as found in a kubeconfig.
 //
@@ -127,11 +159,14 @@ func (t TLSConfig) tlsConfig() (*tls.Config, error) {
 }
 
 // transport builds the HTTP transport: the standard one (proxies from the environment,
-// keep-alives, HTTP/2) with this config's TLS settings.
+// keep-alives, HTTP/2) with this config's TLS settings and the HTTP/2 health check.
 func (c *Config) transport() (*http.Transport, error) {
 	tlsCfg, err := c.TLS.tlsConfig()
 	if err != nil {
 		return nil, err
+	}
+	if c.HealthCheck.PingAfter < 0 || c.HealthCheck.PingTimeout < 0 {
+		return nil, fmt.Errorf("client: HealthCheck %+v: durations must not be negative", c.HealthCheck)
 	}
 	base, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
@@ -139,5 +174,9 @@ func (c *Config) transport() (*http.Transport, error) {
 	}
 	tr := base.Clone()
 	tr.TLSClientConfig = tlsCfg
+	tr.HTTP2 = &http.HTTP2Config{
+		SendPingTimeout: cmp.Or(c.HealthCheck.PingAfter, DefaultPingAfter),
+		PingTimeout:     cmp.Or(c.HealthCheck.PingTimeout, DefaultPingTimeout),
+	}
 	return tr, nil
 }

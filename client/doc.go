@@ -49,6 +49,9 @@
 //     of another group, version or kind, an object without a resourceVersion) ends with
 //     one watch.Error event, reason InternalError, whose message says what was wrong.
 //     The decoder never panics, whatever the bytes (FuzzWatchDecoder).
+//   - A connection that dies silently is noticed: over HTTP/2 (every TLS server) a
+//     connection silent for 30 s is pinged, and closed if no answer comes within 15 s,
+//     which fails every request on it so the next ones dial anew ([HealthCheck]).
 //   - A server that answers 429 Too Many Requests or 503 "apiserver is shutting down"
 //     with Retry-After: N is asked again after N seconds, up to ten times, for reads,
 //     updates and deletes; then its last answer is returned. A create or patch is never

@@ -24,7 +24,10 @@ const (
 	// never to fire on a healthy connection, short enough to notice a half-open
 	// TCP connection or a stuck proxy well before the watch's own 5-10 minute
 	// timeout. Against a server that sends no bookmarks the cost is one cheap
-	// re-watch from the last resourceVersion per quiet period.
+	// re-watch from the last resourceVersion per quiet period. Over HTTP/2 the
+	// re-watch shares the dead connection; the client's health check
+	// (client.HealthCheck) is what closes it, so that the re-watch reaches the
+	// server on a new one.
 	DefaultIdleTimeout = 3 * time.Minute
 
 	// DefaultPageSize is the page size of the lists that are paginated (see

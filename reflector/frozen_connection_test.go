@@ -1,0 +1,170 @@
+package reflector_test
+
+import (
+	"encoding/pem"
+	"errors"
+	"io"
+	"net"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/informerlab/informerlab/client"
+	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/reflector"
+)
+
+// freezingProxy forwards TCP connections to a backend until Freeze is called;
+// from then on the connections it already carries pass no more bytes either
+// way, but stay open, as when a NAT or a load balancer silently forgets a flow
+// or a proxy gets stuck. Connections made after the freeze work normally.
+type freezingProxy struct {
+	ln      net.Listener
+	backend string
+
+	mu     sync.Mutex // guards frozen and conns
+	frozen chan struct{}
+	conns  []net.Conn
+	closed bool
+}
+
+func newFreezingProxy(t *testing.T, backend string) *freezingProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &freezingProxy{ln: ln, backend: backend, frozen: make(chan struct{})}
+	go p.accept()
+	t.Cleanup(p.close)
+	return p
+}
+
+func (p *freezingProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *freezingProxy) accept() {
+	for {
+		in, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		out, err := net.Dial("tcp", p.backend)
+		if err != nil {
+			in.Close()
+			continue
+		}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			in.Close()
+			out.Close()
+			return
+		}
+		p.conns = append(p.conns, in, out)
+		frozen := p.frozen
+		p.mu.Unlock()
+		go pipe(in, out, frozen)
+		go pipe(out, in, frozen)
+	}
+}
+
+// pipe copies src to dst until either fails, or until frozen is closed; then it
+// holds the bytes it read and forwards nothing more.
+func pipe(dst, src net.Conn, frozen <-chan struct{}) {
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := src.Read(buf)
+		select {
+		case <-frozen:
+			return // the connections stay open; nothing is forwarded or closed
+		default:
+		}
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				_ = dst.(*net.TCPConn).CloseWrite()
+			}
+			return
+		}
+	}
+}
+
+// Freeze stops every connection open now; new ones are not affected.
+func (p *freezingProxy) Freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	close(p.frozen)
+	p.frozen = make(chan struct{})
+}
+
+func (p *freezingProxy) close() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+// overHTTP2Via serves srv over TLS with HTTP/2, as every real API server is,
+// behind a freezing proxy, and returns a client that reaches it through the
+// proxy with the given health check.
+func overHTTP2Via(t *testing.T, srv *fakeapi.Server, hc client.HealthCheck) (*client.Client, *freezingProxy) {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(srv.Handler())
+	ts.EnableHTTP2 = true
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	proxy := newFreezingProxy(t, ts.Listener.Addr().String())
+	cfg, err := client.ConfigFromURL("https://" + proxy.addr())
+	require.NoError(t, err)
+	cfg.TLS.CAData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+	cfg.Logger = discard()
+	cfg.HealthCheck = hc
+	c, err := client.New(cfg, nil)
+	require.NoError(t, err)
+	return c, proxy
+}
+
+// Over TLS the client speaks HTTP/2, and the list, the watch and every
+// re-watch share one TCP connection. When that connection goes dead silently,
+// the IdleTimeout ends the silent watch, but the re-watch goes onto the same
+// dead connection and would wait for an answer forever: the informer that
+// silently stops, one layer down. The HTTP/2 health check pings the silent
+// connection, gets no answer, and closes it; the re-watch fails, the Reflector
+// relists on a new connection, and sees the change made after the freeze.
+// Diagram: step 1. client-go: http2 ReadIdleTimeout/PingTimeout (util/net.SetTransportDefaults)
+func TestOverHTTP2AFrozenConnectionIsDroppedAndTheReflectorRecovers(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{BookmarkInterval: 100 * time.Millisecond})
+	t.Cleanup(srv.Close)
+	c, proxy := overHTTP2Via(t, srv, client.HealthCheck{PingAfter: 500 * time.Millisecond, PingTimeout: 500 * time.Millisecond})
+	inproc := srv.Resource(configMapsGVR).Namespace("default")
+	lw := newCountingLW(c.Resource(configMapsGVR).Namespace("default"))
+	store := newWaitStore()
+	const wait = 20 * time.Second
+	_, stop := runReflector(t, lw, store, reflector.Options{
+		Backoff:     reflector.Backoff{Initial: 10 * time.Millisecond, Factor: 1},
+		IdleTimeout: time.Second,
+	})
+	lw.waitFor(t, wait, "the first watch", func() bool { return lw.count("watch") >= 1 })
+	_, err := inproc.Create(t.Context(), configMap("default", "a"), metav1.CreateOptions{})
+	require.NoError(t, err)
+	store.waitFor(t, wait, "add a", func() bool { return store.has("default/a") })
+
+	proxy.Freeze()
+	frozeAt := time.Now()
+	_, err = inproc.Create(t.Context(), configMap("default", "b"), metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	store.waitFor(t, wait, "add b, made after the freeze", func() bool { return store.has("default/b") })
+	t.Logf("the change made after the freeze arrived %v later, after %d lists and %d watches",
+		time.Since(frozeAt).Round(100*time.Millisecond), lw.count("list"), lw.count("watch"))
+	stop()
+}

@@ -126,6 +126,11 @@ func TestCRDManifestMatchesTypes(t *testing.T) {
 	assert.Equal(t, sc.FooResource.Singular, crd.Spec.Names.Singular)
 	assert.Equal(t, sc.FoosGVR.Resource, crd.Spec.Names.Plural)
 	assert.Equal(t, "Namespaced", crd.Spec.Scope)
+	// A group under k8s.io is protected: a real API server refuses the CRD
+	// unless this annotation is a link to the approving review or says "unapproved".
+	assert.True(t, strings.HasSuffix(crd.Spec.Group, ".k8s.io"))
+	assert.True(t, strings.HasPrefix(crd.Metadata.Annotations["api-approved.kubernetes.io"], "unapproved"),
+		"annotations: %v", crd.Metadata.Annotations)
 	assert.Contains(t, version.Subresources, "status")
 	assert.Equal(t, int(sc.DefaultReplicas), schema["spec"].Properties["replicas"].Default)
 	assert.Equal(t, jsonFields(sc.FooSpec{}), schema["spec"].names())
@@ -137,7 +142,8 @@ type crdManifest struct {
 	APIVersion string `yaml:"apiVersion"`
 	Kind       string `yaml:"kind"`
 	Metadata   struct {
-		Name string `yaml:"name"`
+		Name        string            `yaml:"name"`
+		Annotations map[string]string `yaml:"annotations"`
 	} `yaml:"metadata"`
 	Spec struct {
 		Group string `yaml:"group"`

@@ -2,7 +2,6 @@ package workqueue_test
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -153,19 +152,19 @@ func TestWaitingLoopIsKickedByAnEarlierItem(t *testing.T) {
 // Diagram: step 7. client-go: NewTypedDelayingQueue starts waitingLoop at once.
 func TestDelayingQueueStartsItsGoroutineLazilyAndShutDownStopsIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines(t)
 
 		q := workqueue.NewDelaying[string]()
 		q.AddAfter("ns/now", 0)
-		assert.Equal(t, before, runtime.NumGoroutine(), "no goroutine before the first delayed add")
+		assert.Equal(t, before, bubbleGoroutines(t), "no goroutine before the first delayed add")
 		q.AddAfter("ns/later", time.Hour)
-		assert.Equal(t, before+1, runtime.NumGoroutine())
+		assert.Equal(t, before+1, bubbleGoroutines(t))
 		q.AddAfter("ns/later-still", 2*time.Hour)
-		assert.Equal(t, before+1, runtime.NumGoroutine(), "one loop, however many items wait")
+		assert.Equal(t, before+1, bubbleGoroutines(t), "one loop, however many items wait")
 
 		q.ShutDown()
 
-		assert.Equal(t, before, runtime.NumGoroutine())
+		assert.Equal(t, before, bubbleGoroutines(t))
 	})
 }
 
@@ -174,7 +173,7 @@ func TestDelayingQueueStartsItsGoroutineLazilyAndShutDownStopsIt(t *testing.T) {
 // Diagram: step 7. client-go: delayingType.ShutDown.
 func TestDelayingShutDownDropsWaitingItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines(t)
 		q := workqueue.NewDelaying[string]()
 		q.Add("ns/queued")
 		q.AddAfter("ns/waiting", time.Second)
@@ -183,7 +182,7 @@ func TestDelayingShutDownDropsWaitingItems(t *testing.T) {
 		q.AddAfter("ns/after-shutdown", time.Second)
 		time.Sleep(time.Hour)
 
-		assert.Equal(t, before, runtime.NumGoroutine())
+		assert.Equal(t, before, bubbleGoroutines(t))
 		assert.Equal(t, 0, workqueue.WaitingLen(q))
 		key, shutdown := q.Get()
 		assert.Equal(t, "ns/queued", key)

@@ -1,7 +1,6 @@
 package workqueue_test
 
 import (
-	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -136,12 +135,12 @@ func TestMetricsCountEveryDelayedAddAsARetry(t *testing.T) {
 // Diagram: step 8. client-go: updateUnfinishedWorkLoop.
 func TestMetricsRefreshInFlightGaugesEveryHalfSecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines(t)
 		m := newFakeMetrics()
 		q := workqueue.New[string](workqueue.WithMetricsProvider(m))
 		q.Add("ns/a")
 		q.Add("ns/b")
-		assert.Equal(t, before, runtime.NumGoroutine())
+		assert.Equal(t, before, bubbleGoroutines(t))
 
 		_, _ = q.Get()
 		time.Sleep(1500 * time.Millisecond)
@@ -153,12 +152,12 @@ func TestMetricsRefreshInFlightGaugesEveryHalfSecond(t *testing.T) {
 		synctest.Wait()
 		assert.Equal(t, 2.5, m.value("unfinished_work_seconds"))
 		assert.Equal(t, 2.0, m.value("longest_running_processor_seconds"))
-		assert.Equal(t, before+1, runtime.NumGoroutine())
+		assert.Equal(t, before+1, bubbleGoroutines(t))
 
 		q.ShutDown()
 		synctest.Wait() // ShutDown signals the refresh goroutine; let it exit
 
-		assert.Equal(t, before, runtime.NumGoroutine())
+		assert.Equal(t, before, bubbleGoroutines(t))
 	})
 }
 

@@ -2,7 +2,6 @@ package workqueue_test
 
 import (
 	"math/rand/v2"
-	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -223,16 +222,16 @@ func TestPriorityQueueStarvesLowPriorityItemsUnderSteadyHighPriorityLoad(t *test
 // Diagram: step 8. client-go: controller-runtime priorityqueue.ShutDown.
 func TestPriorityQueueShutDownHandsOutReadyItemsAndDropsWaitingOnes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines(t)
 		q := workqueue.NewPriorityQueue[string](nil)
 		q.Add("ns/ready")
 		q.AddAfter("ns/waiting", time.Second)
-		assert.Equal(t, before+1, runtime.NumGoroutine())
+		assert.Equal(t, before+1, bubbleGoroutines(t))
 
 		q.ShutDown()
 		q.Add("ns/after-shutdown")
 
-		assert.Equal(t, before, runtime.NumGoroutine())
+		assert.Equal(t, before, bubbleGoroutines(t))
 		requireInvariants(t, q)
 		item, shutdown := q.Get()
 		assert.Equal(t, "ns/ready", item)

@@ -34,7 +34,9 @@
 //     status.
 //  3. Delete of an object with finalizers sets deletionTimestamp (and bumps
 //     generation, as the real server does); the update removing the last
-//     finalizer deletes it. Deleting an object runs the garbage collector
+//     finalizer deletes it, and answers with the object at the
+//     resourceVersion it replaced (only the DELETED event carries a new
+//     one). Deleting an object runs the garbage collector
 //     over objects whose ownerReferences name it (background propagation;
 //     Orphan strips the reference instead).
 //

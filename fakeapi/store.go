@@ -258,14 +258,21 @@ func (s *Server) updateLocked(r *resource, old, in *unstructured.Unstructured, s
 		nu.SetGeneration(old.GetGeneration() + 1)
 	}
 	rv := s.rv + 1
-	nu.SetResourceVersion(formatRV(rv))
 	key := r.key(nu.GetNamespace(), name)
 	if nu.GetDeletionTimestamp() != nil && len(nu.GetFinalizers()) == 0 {
-		// The last finalizer is gone: the object is deleted now.
-		s.commitLocked(event{typ: deleted, rv: rv, res: r, key: key, obj: nu, prev: old, silent: silent})
+		// The last finalizer is gone: the object is deleted now. Its
+		// DELETED event carries the deletion's resourceVersion, but the
+		// writer's answer, like the real server's, is the object it sent
+		// at the resourceVersion it replaced: no new version of it is ever
+		// stored, so none can be reported.
+		// kube-apiserver: genericregistry.Store.Update -> deleteWithoutFinalizers.
+		last := nu.DeepCopy()
+		last.SetResourceVersion(formatRV(rv))
+		s.commitLocked(event{typ: deleted, rv: rv, res: r, key: key, obj: last, prev: old, silent: silent})
 		s.collectGarbageLocked(old.GetUID(), silent)
 		return nu, nil
 	}
+	nu.SetResourceVersion(formatRV(rv))
 	s.commitLocked(event{typ: modified, rv: rv, res: r, key: key, obj: nu, prev: old, silent: silent})
 	return nu, nil
 }

@@ -51,7 +51,15 @@ func newOwnWrites() *ownWrites {
 }
 
 // wrote records that a write replaced resourceVersion before with after.
+// A write whose answer still carries before made no new version: a no-op,
+// or the removal of a deleting Foo's last finalizer, which deletes the Foo
+// and answers with the version it replaced (as a real API server does).
+// There is nothing newer to remember then; the caller forgets a Foo that is
+// gone.
 func (o *ownWrites) wrote(before string, after *Foo) {
+	if after.ResourceVersion == before {
+		return
+	}
 	key := types.NamespacedName{Namespace: after.Namespace, Name: after.Name}
 	o.mu.Lock()
 	defer o.mu.Unlock()

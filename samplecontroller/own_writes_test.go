@@ -84,6 +84,45 @@ func TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind(t *testing.T) {
 	assert.Equal(t, 0, r.own.len())
 }
 
+// TestReconcileForgetsAFooItsFinalizerRemovalDeleted drives the last
+// Reconcile of a deleted Foo: the cache holds it with its deletionTimestamp
+// after the reconciler's own status write, cleanup finds no Deployment, and
+// the patch removing the finalizer deletes the Foo. Like a real API server,
+// fakeapi answers that patch with the Foo at the resourceVersion the patch
+// replaced, so the write made no new version: the reconciler must not
+// record it as one (a version cannot replace itself) and forgets the Foo.
+// Diagram: step 9 (own writes) and the finalizer. client-go: none.
+func TestReconcileForgetsAFooItsFinalizerRemovalDeleted(t *testing.T) {
+	ctx := context.Background()
+	srv := fakeapi.New(fakeapi.Options{Scheme: NewScheme()})
+	defer srv.Close()
+	require.NoError(t, Register(srv))
+	api := typedAPI(func(gvr schema.GroupVersionResource, ns string) Resource { return srv.Resource(gvr).Namespace(ns) }, NewScheme())
+	fooCache := indexer.NewIndexer(nil, nil)
+	r := newTestReconciler(t, api, cacheReader{foos: fooCache, deployments: indexer.NewIndexer(nil, nil)})
+	req := controller.Request{}
+	req.Namespace, req.Name = "demo", "example"
+	out, err := api(FoosGVR, "demo").Create(ctx, &Foo{
+		ObjectMeta: metav1.ObjectMeta{Name: "example", Namespace: "demo", Finalizers: []string{FinalizerName}},
+		Spec:       FooSpec{DeploymentName: "web", Replicas: ptr(int32(2))},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.NoError(t, fooCache.Add(out.(*Foo)))
+	r.own.wrote("1", out.(*Foo)) // an earlier own write made the cached version
+	require.NoError(t, api(FoosGVR, "demo").Delete(ctx, "example", metav1.DeleteOptions{}))
+	deleting := getFoo(t, api)
+	require.NotNil(t, deleting.DeletionTimestamp)
+	require.NoError(t, fooCache.Update(deleting))
+
+	_, err = r.Reconcile(ctx, req)
+
+	require.NoError(t, err)
+	_, err = api(FoosGVR, "demo").Get(ctx, "example", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the Foo is gone: %v", err)
+	assert.NoError(t, r.own.checkInvariants())
+	assert.Equal(t, 0, r.own.len(), "nothing is remembered about a deleted Foo")
+}
+
 // TestOwnWritesRemembersOnlyChainsOfItsWrites: the copy of our own write is
 // used only for the versions our writes replaced, in a chain; a version
 // written by someone else in between starts the chain again.
@@ -111,7 +150,9 @@ func TestOwnWritesRemembersOnlyChainsOfItsWrites(t *testing.T) {
 	assert.Equal(t, 0, o.len())
 
 	o.wrote("8", at("9", 5))
+	o.wrote("9", at("9", 5)) // a write that made no new version: nothing to remember
 	require.NoError(t, o.checkInvariants())
+	assert.Equal(t, "9", o.fresher(at("8", 4)).ResourceVersion, "the chain is unchanged")
 	o.forget(controller.Request{}.NamespacedName)
 	assert.Equal(t, 1, o.len(), "forget of another key")
 	fresh := o.fresher(at("8", 4))

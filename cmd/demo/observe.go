@@ -41,6 +41,7 @@ type reconcileNotes struct {
 	writes           int  // successful writes
 	gone             bool // the Request's Foo was not in the cache
 	finalizerRemoved bool
+	alreadyGone      bool // a write found the Foo already deleted
 }
 
 func newObserver(n *narrator, writes *writeLog) *observer {
@@ -205,19 +206,24 @@ func (o *observer) writeLine(who string, e sc.Event) string {
 	if e.Detail != "" {
 		line += " (" + strings.ReplaceAll(e.Detail, "->", "→") + ")"
 	}
-	rv := o.writes.take(e.Resource, e.Verb, e.Key)
+	answer := o.writes.take(e.Resource, e.Verb, e.Key)
 	switch {
 	case e.Err != nil:
 		line += " → " + errorSummary(e.Err)
-	case rv != "":
-		line += " → rv " + rv
+	case answer.text != "":
+		line += " → " + answer.text
 	}
 	if e.Err == nil {
 		o.mu.Lock()
 		notes := o.notesLocked(e.Controller)
-		notes.writes++
-		if e.Resource == "foos" && strings.HasPrefix(e.Detail, "remove finalizer") {
+		switch {
+		case answer.gone:
+			notes.alreadyGone = true
+		case e.Resource == "foos" && strings.HasPrefix(e.Detail, "remove finalizer"):
+			notes.writes++
 			notes.finalizerRemoved = true
+		default:
+			notes.writes++
 		}
 		o.mu.Unlock()
 	}
@@ -247,6 +253,8 @@ func (o *observer) reconciled(who string, stage int, e sc.Event) {
 		o.n.line(stage, 0, tagReconcile, "%s: done: cleanup finished and finalizer removed, so the API server can now delete the Foo", req)
 	case notes.writes > 0:
 		o.n.line(stage, 0, tagReconcile, "%s: done (%d write(s))", req, notes.writes)
+	case notes.alreadyGone:
+		o.n.line(stage, 0, tagReconcile, "%s: done: the Foo was already deleted, nothing left to do", req)
 	case notes.gone:
 		o.n.line(stage, 0, tagReconcile, "%s: done: the Foo is gone, nothing to do", req)
 	default:

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -70,7 +73,7 @@ func newWorld(n *narrator, g *gate, api base, namespace string, events base, sim
 		if gvr == eventsGVR && events != nil {
 			return events(gvr, ns)
 		}
-		r := narratedResource{Resource: api(gvr, ns), gvr: gvr, writes: w.writes}
+		r := narratedResource{Resource: api(gvr, ns), gvr: gvr, ns: ns, writes: w.writes}
 		if ns == namespace {
 			switch gvr {
 			case sc.FoosGVR:
@@ -134,6 +137,7 @@ func (w *world) lws() []*narratedLW { return []*narratedLW{w.fooLW, w.depLW} }
 type narratedResource struct {
 	sc.Resource
 	gvr    schema.GroupVersionResource
+	ns     string
 	lw     *narratedLW // nil: List and Watch go straight to the server
 	writes *writeLog
 }
@@ -184,13 +188,26 @@ func (r narratedResource) Patch(ctx context.Context, name string, pt types.Patch
 		if json.Unmarshal(data, &p) == nil {
 			r.writes.replaced(objectKey(out), p.Metadata.ResourceVersion, objectRV(out))
 		}
+		if acc, aerr := meta.Accessor(out); aerr == nil && acc.GetDeletionTimestamp() != nil && len(acc.GetFinalizers()) == 0 {
+			// The last finalizer went: the server deleted the Foo and,
+			// like a real one, answered with the version the patch replaced.
+			r.writes.note(r.gvr.Resource, "patch", objectKey(out), writeAnswer{text: fmt.Sprintf(
+				"the Foo is deleted (the answer carries rv %s, the version the patch replaced; the DELETED event gets a new one)", objectRV(out))})
+			return out, err
+		}
+	}
+	if apierrors.IsNotFound(err) && r.gvr == sc.FoosGVR {
+		// The controller treats a finalizer patch of a Foo that is gone as
+		// done; say why it found nothing to patch.
+		r.writes.note(r.gvr.Resource, "patch", r.ns+"/"+name, writeAnswer{gone: true,
+			text: errorSummary(err) + ": the Foo is already deleted (the cache has not seen that yet), so there is no finalizer left to remove"})
 	}
 	return r.noted("patch", out, err)
 }
 
 func (r narratedResource) noted(verb string, out runtime.Object, err error) (runtime.Object, error) {
 	if err == nil && out != nil {
-		r.writes.note(r.gvr.Resource, verb, objectKey(out), objectRV(out))
+		r.writes.note(r.gvr.Resource, verb, objectKey(out), writeAnswer{text: "rv " + objectRV(out)})
 	}
 	return out, err
 }
@@ -204,9 +221,18 @@ func (r narratedResource) noted(verb string, out runtime.Object, err error) (run
 // the controller does to read its own writes: when the cache hands out a
 // version one of them replaced, the cache is behind the controller.
 type writeLog struct {
-	mu  sync.Mutex // guards rvs and own
-	rvs map[string]string
-	own map[string]ownChain
+	mu      sync.Mutex // guards answers and own
+	answers map[string]writeAnswer
+	own     map[string]ownChain
+}
+
+// writeAnswer is what the server answered a write, as the transcript
+// says it: "rv 7", or a sentence when the answer needs one. gone marks a
+// write that found its object already deleted, which the controller treats
+// as done.
+type writeAnswer struct {
+	text string
+	gone bool
 }
 
 // ownChain is a Foo's run of own writes: the versions they replaced, and
@@ -217,13 +243,17 @@ type ownChain struct {
 }
 
 func newWriteLog() *writeLog {
-	return &writeLog{rvs: map[string]string{}, own: map[string]ownChain{}}
+	return &writeLog{answers: map[string]writeAnswer{}, own: map[string]ownChain{}}
 }
 
 // replaced records that a controller write of the Foo key replaced
 // resourceVersion before with after.
+//
+// A write whose answer carries before made no new version (a no-op, or the
+// removal of a deleting Foo's last finalizer, which deletes it): there is
+// nothing newer to follow.
 func (l *writeLog) replaced(key, before, after string) {
-	if before == "" {
+	if before == "" || before == after {
 		return
 	}
 	l.mu.Lock()
@@ -251,18 +281,20 @@ func (l *writeLog) newerOwn(key, cached string) string {
 	return ""
 }
 
-func (l *writeLog) note(resource, verb, key, rv string) {
+// note records what the server answered a write.
+func (l *writeLog) note(resource, verb, key string, answer writeAnswer) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.rvs[resource+" "+verb+" "+key] = rv
+	l.answers[resource+" "+verb+" "+key] = answer
 }
 
-// take returns and forgets the resourceVersion of a write ("" if none).
-func (l *writeLog) take(resource, verb, key string) string {
+// take returns and forgets what the server answered a write (the zero
+// writeAnswer if nothing was noted).
+func (l *writeLog) take(resource, verb, key string) writeAnswer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k := resource + " " + verb + " " + key
-	rv := l.rvs[k]
-	delete(l.rvs, k)
-	return rv
+	a := l.answers[k]
+	delete(l.answers, k)
+	return a
 }

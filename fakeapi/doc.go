@@ -95,8 +95,10 @@
 //     deletion; Foreground propagation is treated as Background.
 //   - A strategic merge patch is applied as a JSON merge patch (lists are
 //     replaced, not merged by key).
-//   - A watch from a resourceVersion ahead of the server fails at once (ERROR
-//     504) instead of waiting up to 3 s for the server to catch up.
+//   - A streaming list (sendInitialEvents) from a resourceVersion ahead of
+//     the server fails at once (ERROR 504) instead of waiting up to 3 s for
+//     the server to catch up. A plain watch from such a version waits, as
+//     on the real server.
 //
 // # Read next
 //

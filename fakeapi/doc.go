@@ -24,8 +24,10 @@
 //
 // A write in detail:
 //
-//  1. Create assigns uid, creationTimestamp, generation 1 and a name from
-//     generateName; an existing name is 409 AlreadyExists.
+//  1. Create assigns uid, creationTimestamp and a name from generateName; an
+//     existing name is 409 AlreadyExists. On a resource with a status
+//     subresource (a spec/status split) it sets generation 1; others, like
+//     ConfigMaps on a real server, have no generation.
 //  2. Update and Patch check a non-empty resourceVersion against the stored
 //     one (409 Conflict). A result equal to the stored object is a no-op: no
 //     resourceVersion, no event. generation goes up only when something
@@ -33,7 +35,7 @@
 //     subresource the main endpoint ignores status and /status changes only
 //     status.
 //  3. Delete of an object with finalizers sets deletionTimestamp (and bumps
-//     generation, as the real server does); the update removing the last
+//     generation, if it has one, as the real server does); the update removing the last
 //     finalizer deletes it, and answers with the object at the
 //     resourceVersion it replaced (only the DELETED event carries a new
 //     one). Deleting an object runs the garbage collector

@@ -159,7 +159,9 @@ func (s *Server) create(r *resource, ns string, u *unstructured.Unstructured, si
 	}
 	u.SetUID(typesUID(newUID()))
 	setTimestamp(u, "creationTimestamp", now())
-	u.SetGeneration(1)
+	if r.tracksGeneration() {
+		u.SetGeneration(1)
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -254,7 +256,7 @@ func (s *Server) updateLocked(r *resource, old, in *unstructured.Unstructured, s
 	if sameIgnoringRV(nu, old) {
 		return old, nil // a no-op update: no new resourceVersion, no event
 	}
-	if !reflect.DeepEqual(specOf(nu), specOf(old)) {
+	if r.tracksGeneration() && !reflect.DeepEqual(specOf(nu), specOf(old)) {
 		nu.SetGeneration(old.GetGeneration() + 1)
 	}
 	rv := s.rv + 1

@@ -98,12 +98,13 @@ func (o *observer) observe(e sc.Event) {
 		o.mu.Unlock()
 		o.n.line(stage, 0, tagGetKey, "%s worker: Get() → %s", who, e.Request)
 	case sc.StepListerGet:
-		if e.Resource == "foos" && e.Verb == "not found" {
+		line, gone := o.cacheLine(e)
+		if e.Resource == "foos" && (e.Verb == "not found" || gone) {
 			o.mu.Lock()
 			o.notesLocked(e.Controller).gone = true
 			o.mu.Unlock()
 		}
-		o.n.line(stage, 0, tagListerGet, "%s", o.cacheLine(e))
+		o.n.line(stage, 0, tagListerGet, "%s", line)
 	case sc.StepAPIWrite:
 		o.n.line(stage, 0, tagWrite, "%s", o.writeLine(who, e))
 	case sc.StepReconcile:
@@ -153,14 +154,15 @@ func (o *observer) handlerLine(who string, e sc.Event) string {
 	return line
 }
 
-// cacheLine describes what a step 9 Get found in the cache.
-func (o *observer) cacheLine(e sc.Event) string {
+// cacheLine describes what a step 9 Get found in the cache, and whether
+// that is a Foo the controller's own write has deleted.
+func (o *observer) cacheLine(e sc.Event) (string, bool) {
 	what := kindOf(e.Resource) + " " + e.Key
 	if e.Verb == "not found" {
-		return what + ": not in the cache"
+		return what + ": not in the cache", false
 	}
 	if e.Verb != "found" {
-		return what + ": " + e.Verb
+		return what + ": " + e.Verb, false
 	}
 	ns, name, _ := strings.Cut(e.Key, "/")
 	switch e.Resource {
@@ -168,18 +170,24 @@ func (o *observer) cacheLine(e sc.Event) string {
 		if foo, err := o.foos.Namespace(ns).Get(name); err == nil {
 			line := fmt.Sprintf("%s: rv %s, generation %d, spec.replicas=%s%s",
 				what, foo.ResourceVersion, foo.Generation, replicas(foo.Spec.Replicas), deleting(foo.DeletionTimestamp != nil))
-			if own := o.writes.newerOwn(e.Key, foo.ResourceVersion); own != "" {
-				line += fmt.Sprintf(" — the cache is behind the controller's own write (rv %s): it works from its copy of that", own)
+			switch own, deleted, behind := o.writes.newerOwn(e.Key, foo.ResourceVersion); {
+			case behind && deleted:
+				line += " — the cache is behind the controller's own write, which deleted the Foo: this controller remembers that and stops" +
+					" (one without that memory would run the cleanup again, and its finalizer patch would get 404 NotFound)"
+				return line, true
+			case behind:
+				line += fmt.Sprintf(" — the cache is behind the controller's own write (rv %s): this controller remembers its writes and works from that copy"+
+					" (one without that memory would act on rv %s, and any write of it would get 409 Conflict and be retried)", own, foo.ResourceVersion)
 			}
-			return line
+			return line, false
 		}
 	case "deployments":
 		if d, err := o.deployments.Namespace(ns).Get(name); err == nil {
 			return fmt.Sprintf("%s: rv %s, spec.replicas=%s, status.availableReplicas=%d%s",
-				what, d.ResourceVersion, replicas(d.Spec.Replicas), d.Status.AvailableReplicas, deleting(d.DeletionTimestamp != nil))
+				what, d.ResourceVersion, replicas(d.Spec.Replicas), d.Status.AvailableReplicas, deleting(d.DeletionTimestamp != nil)), false
 		}
 	}
-	return what + ": found"
+	return what + ": found", false
 }
 
 func replicas(r *int32) string {

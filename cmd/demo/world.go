@@ -191,6 +191,7 @@ func (r narratedResource) Patch(ctx context.Context, name string, pt types.Patch
 		if acc, aerr := meta.Accessor(out); aerr == nil && acc.GetDeletionTimestamp() != nil && len(acc.GetFinalizers()) == 0 {
 			// The last finalizer went: the server deleted the Foo and,
 			// like a real one, answered with the version the patch replaced.
+			r.writes.deletedBy(objectKey(out), p.Metadata.ResourceVersion)
 			r.writes.note(r.gvr.Resource, "patch", objectKey(out), writeAnswer{text: fmt.Sprintf(
 				"the Foo is deleted (the answer carries rv %s, the version the patch replaced; the DELETED event gets a new one)", objectRV(out))})
 			return out, err
@@ -198,7 +199,8 @@ func (r narratedResource) Patch(ctx context.Context, name string, pt types.Patch
 	}
 	if apierrors.IsNotFound(err) && r.gvr == sc.FoosGVR {
 		// The controller treats a finalizer patch of a Foo that is gone as
-		// done; say why it found nothing to patch.
+		// done (someone else removed the finalizer, or the controller's
+		// memory of its own writes was lost); say why it found nothing.
 		r.writes.note(r.gvr.Resource, "patch", r.ns+"/"+name, writeAnswer{gone: true,
 			text: errorSummary(err) + ": the Foo is already deleted (the cache has not seen that yet), so there is no finalizer left to remove"})
 	}
@@ -236,10 +238,11 @@ type writeAnswer struct {
 }
 
 // ownChain is a Foo's run of own writes: the versions they replaced, and
-// the latest they made.
+// the latest they made ("" when the last one deleted the Foo).
 type ownChain struct {
 	replaced map[string]bool
 	latest   string
+	deleted  bool
 }
 
 func newWriteLog() *writeLog {
@@ -258,27 +261,45 @@ func (l *writeLog) replaced(key, before, after string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.chain(key, before, after)
+}
+
+// deletedBy records that a controller write of the Foo key replaced
+// resourceVersion before by deleting the Foo (the last finalizer went).
+func (l *writeLog) deletedBy(key, before string) {
+	if before == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.chain(key, before, "")
+}
+
+// chain adds one own write to key's chain; after is "" for a deletion.
+// l.mu must be held.
+func (l *writeLog) chain(key, before, after string) {
 	c, ok := l.own[key]
-	if !ok || c.latest != before {
+	if !ok || c.deleted || c.latest != before {
 		c = ownChain{replaced: map[string]bool{}} // not a chain of own writes: start again
 	}
 	c.replaced[before] = true
-	c.latest = after
+	c.latest, c.deleted = after, after == ""
 	l.own[key] = c
 }
 
-// newerOwn returns the version of the controller's latest own write of the
-// Foo key if cached is a version that write chain replaced, else "" (and
-// then forgets the chain: the cache has caught up).
-func (l *writeLog) newerOwn(key, cached string) string {
+// newerOwn tells whether cached is a version the controller's own write
+// chain for the Foo key replaced: then it returns the version its latest
+// write made, or deleted when that write deleted the Foo. Otherwise it
+// returns ok false and forgets the chain: the cache has caught up.
+func (l *writeLog) newerOwn(key, cached string) (latest string, deleted, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c, ok := l.own[key]
-	if ok && c.replaced[cached] {
-		return c.latest
+	c, found := l.own[key]
+	if found && c.replaced[cached] {
+		return c.latest, c.deleted, true
 	}
 	delete(l.own, key)
-	return ""
+	return "", false, false
 }
 
 // note records what the server answered a write.

@@ -88,8 +88,11 @@
 //
 // # Differences from a real kube-apiserver
 //
-//   - No admission, RBAC, defaulting, schema validation, server-side apply,
-//     dry run, field managers, protobuf or CBOR.
+//   - No admission, RBAC, defaulting, server-side apply, dry run, field
+//     managers, protobuf or CBOR. Schema validation is the Go type the
+//     Options.Scheme registers for a kind, and covers field types only (a
+//     string where an integer belongs is 422 Invalid, as on the real
+//     server); kinds the Scheme does not know are not validated.
 //   - Namespaces are not enforced: objects can be created in a namespace
 //     that does not exist, and deleting a namespace does not delete its
 //     contents.

@@ -157,6 +157,9 @@ func (s *Server) create(r *resource, ns string, u *unstructured.Unstructured, si
 			u.Object["status"] = map[string]any{"phase": "Active"}
 		}
 	}
+	if err := s.checkSchema(r, u); err != nil {
+		return nil, err
+	}
 	u.SetUID(typesUID(newUID()))
 	setTimestamp(u, "creationTimestamp", now())
 	if r.tracksGeneration() {
@@ -214,8 +217,8 @@ func (s *Server) update(r *resource, ns string, u *unstructured.Unstructured, st
 
 // updateLocked turns the client's desired object in into the next stored
 // state of old and commits it. It implements optimistic concurrency, the
-// status subresource split, the generation rule, no-op detection, and
-// deletion when the last finalizer of a deleting object goes.
+// status subresource split, schema validation, the generation rule, no-op
+// detection, and deletion when the last finalizer of a deleting object goes.
 func (s *Server) updateLocked(r *resource, old, in *unstructured.Unstructured, status, silent bool) (*unstructured.Unstructured, error) {
 	name := old.GetName()
 	if rv := in.GetResourceVersion(); rv != "" && rv != old.GetResourceVersion() {
@@ -251,6 +254,9 @@ func (s *Server) updateLocked(r *resource, old, in *unstructured.Unstructured, s
 					fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %q", sets.List(added)))})
 			}
 		}
+	}
+	if err := s.checkSchema(r, nu); err != nil {
+		return nil, err
 	}
 	nu.SetResourceVersion(old.GetResourceVersion())
 	if sameIgnoringRV(nu, old) {

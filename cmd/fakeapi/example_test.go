@@ -31,7 +31,7 @@ func Example_help() {
 	//   --log-level level
 	//         log level on stderr: debug, info, warn or error (info logs every request) (default info)
 	//   --sample-resources
-	//         also serve the sample controller's resources (samplecontroller.k8s.io/v1alpha1 foos, apps/v1 deployments), for demo --server
+	//         also serve the sample controller's resources (samplecontroller.k8s.io/v1alpha1 foos, apps/v1 deployments, field types validated), for demo --server
 	//   --tls
 	//         serve https with a self-signed certificate made at start (the kubeconfig carries it); kubectl sends --token only over https
 	//   --token token

@@ -48,7 +48,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.BoolVar(&cfg.tls, "tls", false,
 		"serve https with a self-signed certificate made at start (the kubeconfig carries it); kubectl sends --token only over https")
 	fs.BoolVar(&cfg.sampleResources, "sample-resources", false,
-		"also serve the sample controller's resources (samplecontroller.k8s.io/v1alpha1 foos, apps/v1 deployments), for demo --server")
+		"also serve the sample controller's resources (samplecontroller.k8s.io/v1alpha1 foos, apps/v1 deployments, field types validated), for demo --server")
 	fs.StringVar(&cfg.kubeconfig, "write-kubeconfig", "",
 		"write a kubeconfig for this server (URL, certificate, token, context) to `path`, for kubectl --kubeconfig")
 	fs.StringVar(&cfg.logLevelText, "log-level", "info",

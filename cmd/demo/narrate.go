@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
 // Step tags, one per box of the diagram a line describes.
@@ -226,19 +228,32 @@ type traceHandler struct {
 	dispatch bool
 	// syncs, if set, counts popped Sync deltas (resyncs).
 	syncs *atomic.Int64
+	// with are the attributes a logger added (WithAttrs): a Reflector's
+	// name and type, a controller's name. Never modified: WithAttrs copies.
+	with []slog.Attr
 }
 
 func (h *traceHandler) Enabled(_ context.Context, level slog.Level) bool {
 	return level >= slog.LevelDebug
 }
 
-func (h *traceHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *traceHandler) WithGroup(string) slog.Handler      { return h }
+func (h *traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.with = append(slices.Clip(h.with), attrs...)
+	return &c
+}
+
+func (h *traceHandler) WithGroup(string) slog.Handler { return h }
 
 func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 	attrs := map[string]slog.Value{}
+	for _, a := range h.with {
+		attrs[a.Key] = a.Value
+	}
+	var own []slog.Attr // the record's own attributes, for log lines
 	r.Attrs(func(a slog.Attr) bool {
 		attrs[a.Key] = a.Value
+		own = append(own, a)
 		return true
 	})
 	str := func(k string) string {
@@ -268,6 +283,7 @@ func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 		if h.syncs != nil && slices.Contains(types, "Sync") {
 			h.syncs.Add(1)
 		}
+		h.kinds.popped(kind, str("key"), types)
 		initial := ""
 		if str("isInInitialList") == "true" {
 			initial = " (in the initial list)"
@@ -278,7 +294,7 @@ func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 	case strings.HasPrefix(r.Message, "informer: step 6"):
 		note := ""
 		if str("resync") == "true" {
-			note = " (same resourceVersion: a resync, only to handlers due one)"
+			note = " (same resourceVersion: " + h.kinds.unchangedBy(kind, str("key")) + "; like every unchanged update, only to handlers due a resync)"
 		}
 		if h.dispatch {
 			h.n.line(stageProcess, lane, tagHandler, "%s: dispatch On%s to %s handler(s)%s", obj, capitalize(str("notification")), str("handlers"), note)
@@ -287,14 +303,56 @@ func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 		}
 	default:
 		if h.n.verbose && r.Level >= slog.LevelInfo {
-			h.n.detail(stageStory, 0, "(log) %s", r.Message)
+			stage, lane := h.logPlace(r.Message, str("type"), str("controller"))
+			h.n.detail(stage, lane, "(log) %s", logText(r.Message, own))
 		}
 	}
 	return nil
 }
 
+// logPlace puts a log line where its cause's lines are, so that it never
+// prints before them: a Reflector's with its informer's step 1 lines, a
+// controller's or the Manager's with the workers' lines (after the events
+// that led to them).
+func (h *traceHandler) logPlace(msg, typ, controller string) (stage, lane int) {
+	switch {
+	case strings.HasPrefix(msg, "reflector:"):
+		kind := ""
+		switch {
+		case strings.HasSuffix(typ, ".Foo"):
+			kind = "Foo"
+		case strings.HasSuffix(typ, ".Deployment"):
+			kind = "Deployment"
+		}
+		return stageReflector, laneOf(kind)
+	case controller == sc.SimulatorControllerName:
+		return stageSimulator, 0
+	}
+	return stageWorker, 0
+}
+
+// logText renders a log record: its message, then its error, then its
+// other attributes.
+func logText(msg string, attrs []slog.Attr) string {
+	var b strings.Builder
+	b.WriteString(msg)
+	var rest []string
+	for _, a := range attrs {
+		if a.Key == "err" {
+			b.WriteString(": " + a.Value.String())
+			continue
+		}
+		rest = append(rest, a.Key+"="+a.Value.String())
+	}
+	if len(rest) > 0 {
+		b.WriteString(" (" + strings.Join(rest, ", ") + ")")
+	}
+	return b.String()
+}
+
 // kindIndex remembers which informer's ListerWatcher delivered each key,
-// to name the kind in the informers' trace lines.
+// to name the kind in the informers' trace lines, and which deltas each
+// object last popped, to tell a relist from a resync.
 type kindIndex struct {
 	mu sync.Mutex // guards all below
 	// kinds are the kinds each key was seen as; last, the latest.
@@ -302,6 +360,8 @@ type kindIndex struct {
 	last  map[string]string
 	// lists are the LISTs whose Replace has not been traced yet.
 	lists []listSeen
+	// deltas are the delta types each "kind key" popped last.
+	deltas map[string][]string
 }
 
 type listSeen struct {
@@ -311,7 +371,27 @@ type listSeen struct {
 }
 
 func newKindIndex() *kindIndex {
-	return &kindIndex{kinds: map[string][]string{}, last: map[string]string{}}
+	return &kindIndex{kinds: map[string][]string{}, last: map[string]string{}, deltas: map[string][]string{}}
+}
+
+// popped records the delta types kind's key popped (step 3).
+func (k *kindIndex) popped(kind, key string, types []string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.deltas[kind+" "+key] = types
+}
+
+// unchangedBy says what delivered an update of kind's key whose
+// resourceVersion did not change: a relist (a Replaced delta: the Reflector
+// listed again and found the object as it was) or a resync (a Sync delta:
+// the informer replayed its own cache).
+func (k *kindIndex) unchangedBy(kind, key string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if slices.Contains(k.deltas[kind+" "+key], "Replaced") {
+		return "the relist found it unchanged"
+	}
+	return "a resync"
 }
 
 // saw records that kind's ListerWatcher delivered key.

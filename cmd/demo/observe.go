@@ -23,6 +23,8 @@ import (
 type observer struct {
 	n      *narrator
 	writes *writeLog
+	// kinds tells what delivered an unchanged update: a relist or a resync.
+	kinds *kindIndex
 	// foos and deployments read the caches, to show what a step 9 Get
 	// returned; set before the controller runs.
 	foos        informer.Lister[*sc.Foo]
@@ -44,8 +46,8 @@ type reconcileNotes struct {
 	alreadyGone      bool // a write found the Foo already deleted
 }
 
-func newObserver(n *narrator, writes *writeLog) *observer {
-	return &observer{n: n, writes: writes, current: map[string]*reconcileNotes{}, failures: map[controller.Request]int{}}
+func newObserver(n *narrator, writes *writeLog, kinds *kindIndex) *observer {
+	return &observer{n: n, writes: writes, kinds: kinds, current: map[string]*reconcileNotes{}, failures: map[controller.Request]int{}}
 }
 
 // notesLocked returns the notes of ctrl's current Reconcile; o.mu must be held.
@@ -130,7 +132,9 @@ func (o *observer) handlerLine(who string, e sc.Event) string {
 	case "update":
 		ev = "OnUpdate"
 	case "resync":
-		ev = "OnUpdate (same resourceVersion: a resync)"
+		// The resourceVersion did not change: the informer's resync, or a
+		// relist that found the object as it was.
+		ev = "OnUpdate (same resourceVersion: " + o.kinds.unchangedBy(kindOf(e.Resource), e.Key) + ")"
 	case "delete":
 		ev = "OnDelete"
 	case "delete (state unknown)":
@@ -292,4 +296,19 @@ func errorSummary(err error) string {
 	}
 	st := se.Status()
 	return fmt.Sprintf("%d %s", st.Code, st.Reason)
+}
+
+// errorText renders an error with what the server said about it:
+// "410 Expired: too old resource version: 20 (22)"; any other error as
+// itself.
+func errorText(err error) string {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	st := se.Status()
+	if st.Message == "" {
+		return errorSummary(err)
+	}
+	return errorSummary(err) + ": " + st.Message
 }

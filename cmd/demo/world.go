@@ -84,7 +84,7 @@ func newWorld(n *narrator, g *gate, api base, namespace string, events base, sim
 		}
 		return r
 	}
-	obs := newObserver(n, w.writes)
+	obs := newObserver(n, w.writes, kinds)
 	logger := slog.New(&traceHandler{n: n, kinds: kinds, syncs: w.resyncs})
 	ctl, err := sc.New(narrated, sc.Options{
 		Namespace:           namespace,

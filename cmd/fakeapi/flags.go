@@ -117,9 +117,10 @@ Examples:
   # https and a token, a free port, a tiny history so 410s come fast:
   fakeapi --addr 127.0.0.1:0 --tls --token s3cret --history 10 --write-kubeconfig kc.yaml
 
-  # Serve Foos and Deployments too, and run the demo's controller against it:
+  # Serve Foos and Deployments too, and run the demo's controller against it
+  # (this server has no Deployment controller: the demo plays it):
   fakeapi --sample-resources --write-kubeconfig /tmp/fakeapi.kubeconfig
-  go run ./cmd/demo --kubeconfig /tmp/fakeapi.kubeconfig
+  go run ./cmd/demo --kubeconfig /tmp/fakeapi.kubeconfig --simulate-deployments
 
   # Bookmarks every 5 seconds, debug logging:
   fakeapi --bookmark-interval 5s --log-level debug

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -26,6 +27,9 @@ type narratedLW struct {
 	g     *gate
 	id    int
 	kinds *kindIndex
+	// writes, when set, holds watch events back while a controller write
+	// is in flight (live mode), so the write's line prints first.
+	writes *writeLog
 
 	lists, watches atomic.Int64 // calls made, for the story's checks
 
@@ -178,6 +182,15 @@ func (w *narratedWatch) deliver(ev watch.Event) {
 	case <-w.stopped:
 		return
 	default:
+	}
+	if w.lw.writes != nil && !w.lw.g.deterministic() {
+		// The event may come from a write whose line is not printed yet:
+		// cause before effect. Bounded, should a write go unnarrated.
+		select {
+		case <-w.lw.writes.idleChan():
+		case <-w.stopped:
+		case <-time.After(time.Second):
+		}
 	}
 	switch ev.Type {
 	case watch.Error:

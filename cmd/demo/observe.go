@@ -109,6 +109,7 @@ func (o *observer) observe(e sc.Event) {
 		o.n.line(stage, 0, tagListerGet, "%s", line)
 	case sc.StepAPIWrite:
 		o.n.line(stage, 0, tagWrite, "%s", o.writeLine(who, e))
+		o.writes.done(e.Resource, e.Verb, e.Key) // its watch events may print now
 	case sc.StepReconcile:
 		o.reconciled(who, stage, e)
 	case sc.StepBackoff:

@@ -69,6 +69,7 @@ func newWorld(n *narrator, g *gate, api base, namespace string, events base, sim
 	kinds := newKindIndex()
 	w.fooLW = newNarratedLW(api(sc.FoosGVR, namespace), "Foo", n, g, kinds)
 	w.depLW = newNarratedLW(api(sc.DeploymentsGVR, namespace), "Deployment", n, g, kinds)
+	w.fooLW.writes, w.depLW.writes = w.writes, w.writes
 	narrated := func(gvr schema.GroupVersionResource, ns string) sc.Resource {
 		if gvr == eventsGVR && events != nil {
 			return events(gvr, ns)
@@ -157,17 +158,38 @@ func (r narratedResource) Watch(ctx context.Context, opts metav1.ListOptions) (w
 	return r.listerWatcher().Watch(ctx, opts)
 }
 
+// starting registers a write of the controller's (a Foo or a Deployment)
+// before it is sent; the observer's line for it unregisters it.
+func (r narratedResource) starting(verb string, obj runtime.Object, name string) {
+	if r.gvr != sc.FoosGVR && r.gvr != sc.DeploymentsGVR {
+		return // Events and the like get no line of their own
+	}
+	key := r.ns + "/" + name
+	if obj != nil {
+		key = objectKey(obj)
+	}
+	r.writes.start(r.gvr.Resource, verb, key)
+}
+
 func (r narratedResource) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
+	r.starting("create", obj, "")
 	out, err := r.Resource.Create(ctx, obj, opts)
 	return r.noted("create", out, err)
 }
 
 func (r narratedResource) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	r.starting("update", obj, "")
 	out, err := r.Resource.Update(ctx, obj, opts)
 	return r.noted("update", out, err)
 }
 
+func (r narratedResource) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+	r.starting("delete", nil, name)
+	return r.Resource.Delete(ctx, name, opts)
+}
+
 func (r narratedResource) UpdateStatus(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	r.starting("update status", obj, "")
 	out, err := r.Resource.UpdateStatus(ctx, obj, opts)
 	if err == nil && out != nil && r.gvr == sc.FoosGVR {
 		r.writes.replaced(objectKey(out), objectRV(obj), objectRV(out))
@@ -176,6 +198,7 @@ func (r narratedResource) UpdateStatus(ctx context.Context, obj runtime.Object, 
 }
 
 func (r narratedResource) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (runtime.Object, error) {
+	r.starting("patch", nil, name)
 	out, err := r.Resource.Patch(ctx, name, pt, data, opts)
 	if err == nil && out != nil && r.gvr == sc.FoosGVR {
 		// The controller's patches carry the resourceVersion they were
@@ -222,10 +245,22 @@ func (r narratedResource) noted(verb string, out runtime.Object, err error) (run
 // It also follows, per Foo, the chain of the controller's own writes, as
 // the controller does to read its own writes: when the cache hands out a
 // version one of them replaced, the cache is behind the controller.
+//
+// And it keeps causes before effects in a live run: a controller write's
+// watch event can reach a Reflector before the write's own line is
+// printed. Each write of a Foo or Deployment is registered before it is
+// sent (start) and unregistered once its line is printed (done); watch
+// events wait (idle) until no write is in flight. (The gate orders the
+// deterministic transcript by itself.)
 type writeLog struct {
-	mu      sync.Mutex // guards answers and own
+	mu      sync.Mutex // guards answers, own, inflight, pending and idle
 	answers map[string]writeAnswer
 	own     map[string]ownChain
+	// inflight counts, per "resource verb key", the writes sent and not
+	// yet narrated; pending is their total plus the story's held writes.
+	inflight map[string]int
+	pending  int
+	idle     chan struct{} // closed while pending is 0
 }
 
 // writeAnswer is what the server answered a write, as the transcript
@@ -246,7 +281,53 @@ type ownChain struct {
 }
 
 func newWriteLog() *writeLog {
-	return &writeLog{answers: map[string]writeAnswer{}, own: map[string]ownChain{}}
+	idle := make(chan struct{})
+	close(idle)
+	return &writeLog{answers: map[string]writeAnswer{}, own: map[string]ownChain{}, inflight: map[string]int{}, idle: idle}
+}
+
+// start registers a write about to be sent; take unregisters it once it
+// has been narrated.
+func (l *writeLog) start(resource, verb, key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.inflight[resource+" "+verb+" "+key]++
+	l.holdLocked()
+}
+
+// hold and release bracket a write narrated outside the observer (the
+// story's own writes).
+func (l *writeLog) hold() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.holdLocked()
+}
+
+func (l *writeLog) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.releaseLocked()
+}
+
+func (l *writeLog) holdLocked() {
+	if l.pending == 0 {
+		l.idle = make(chan struct{})
+	}
+	l.pending++
+}
+
+func (l *writeLog) releaseLocked() {
+	l.pending--
+	if l.pending == 0 {
+		close(l.idle)
+	}
+}
+
+// idleChan returns a channel that is closed once no write is in flight.
+func (l *writeLog) idleChan() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.idle
 }
 
 // replaced records that a controller write of the Foo key replaced
@@ -318,4 +399,17 @@ func (l *writeLog) take(resource, verb, key string) writeAnswer {
 	a := l.answers[k]
 	delete(l.answers, k)
 	return a
+}
+
+// done unregisters a write whose line has been printed.
+func (l *writeLog) done(resource, verb, key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := resource + " " + verb + " " + key
+	if l.inflight[k] > 0 {
+		if l.inflight[k]--; l.inflight[k] == 0 {
+			delete(l.inflight, k)
+		}
+		l.releaseLocked()
+	}
 }

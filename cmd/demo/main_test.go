@@ -132,7 +132,7 @@ func TestHelpExplainsEveryFlagWithExamples(t *testing.T) {
 	err := run(t.Context(), []string{"--help"}, strings.NewReader(""), &out, &errOut)
 
 	require.NoError(t, err)
-	for _, f := range []string{"--scenario", "--list-scenarios", "--step", "--speed", "--no-color", "--verbose", "--server", "--kubeconfig", "--resource", "--namespace"} {
+	for _, f := range []string{"--scenario", "--list-scenarios", "--step", "--speed", "--no-color", "--verbose", "--server", "--kubeconfig", "--resource", "--namespace", "--simulate-deployments"} {
 		assert.GreaterOrEqual(t, strings.Count(out.String(), f), 2, "flag %s: described and shown in an example", f)
 	}
 	assert.Contains(t, out.String(), "NO_COLOR")

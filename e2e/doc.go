@@ -20,6 +20,10 @@
 //  4. client-go clients use rest.Config{Host, BearerToken, ContentType:
 //     "application/json"}: fakeapi speaks JSON only, and client-go's typed
 //     clientsets otherwise send protobuf.
+//  5. The README's kubectl section is run as written: each of its shell
+//     blocks with bash, from the repository root, on the fixed ports it
+//     names (which must be free), and the output must hold the lines the
+//     README says the reader will see.
 //
 // A missing kubectl or go toolchain is a test failure, not a skip: CI must
 // provide both.

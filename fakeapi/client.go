@@ -94,7 +94,8 @@ func (c *ResourceClient) Get(ctx context.Context, name string, _ metav1.GetOptio
 }
 
 // Create stores a new object and returns it as stored (uid,
-// creationTimestamp, resourceVersion, generation 1, generated name).
+// creationTimestamp, resourceVersion, generated name, and generation 1 on a
+// resource with a status subresource).
 func (c *ResourceClient) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
 	return c.write(ctx, "create", obj, opts.DryRun, func(r *resource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		return c.s.create(r, c.ns, u, c.silent)

@@ -15,7 +15,8 @@ import (
 // Deletion, finalizers and owner-reference garbage collection.
 //
 // An object with finalizers is not removed by DELETE: it gets a
-// deletionTimestamp (and, like the real server, a generation bump) and stays
+// deletionTimestamp (and, like the real server, a generation bump if its
+// kind keeps one) and stays
 // until an update removes its last finalizer. An object without finalizers
 // is removed at once, and the garbage collector then deletes its dependents
 // (objects whose ownerReferences name its uid) unless another owner of
@@ -95,7 +96,11 @@ func (s *Server) deleteLocked(r *resource, old *unstructured.Unstructured, silen
 		nu := old.DeepCopy()
 		setTimestamp(nu, "deletionTimestamp", now())
 		metadataOf(nu)["deletionGracePeriodSeconds"] = int64(0)
-		nu.SetGeneration(old.GetGeneration() + 1)
+		if old.GetGeneration() > 0 {
+			// Like the real server (rest.BeforeDelete): the deletion is a
+			// change of intent, for kinds that keep a generation.
+			nu.SetGeneration(old.GetGeneration() + 1)
+		}
 		nu.SetResourceVersion(formatRV(rv))
 		s.commitLocked(event{typ: modified, rv: rv, res: r, key: key, obj: nu, prev: old, silent: silent})
 		return nu, false

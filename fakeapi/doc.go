@@ -24,8 +24,10 @@
 //
 // A write in detail:
 //
-//  1. Create assigns uid, creationTimestamp, generation 1 and a name from
-//     generateName; an existing name is 409 AlreadyExists.
+//  1. Create assigns uid, creationTimestamp and a name from generateName; an
+//     existing name is 409 AlreadyExists. On a resource with a status
+//     subresource (a spec/status split) it sets generation 1; others, like
+//     ConfigMaps on a real server, have no generation.
 //  2. Update and Patch check a non-empty resourceVersion against the stored
 //     one (409 Conflict). A result equal to the stored object is a no-op: no
 //     resourceVersion, no event. generation goes up only when something
@@ -33,8 +35,10 @@
 //     subresource the main endpoint ignores status and /status changes only
 //     status.
 //  3. Delete of an object with finalizers sets deletionTimestamp (and bumps
-//     generation, as the real server does); the update removing the last
-//     finalizer deletes it. Deleting an object runs the garbage collector
+//     generation, if it has one, as the real server does); the update removing the last
+//     finalizer deletes it, and answers with the object at the
+//     resourceVersion it replaced (only the DELETED event carries a new
+//     one). Deleting an object runs the garbage collector
 //     over objects whose ownerReferences name it (background propagation;
 //     Orphan strips the reference instead).
 //
@@ -84,8 +88,11 @@
 //
 // # Differences from a real kube-apiserver
 //
-//   - No admission, RBAC, defaulting, schema validation, server-side apply,
-//     dry run, field managers, protobuf or CBOR.
+//   - No admission, RBAC, defaulting, server-side apply, dry run, field
+//     managers, protobuf or CBOR. Schema validation is the Go type the
+//     Options.Scheme registers for a kind, and covers field types only (a
+//     string where an integer belongs is 422 Invalid, as on the real
+//     server); kinds the Scheme does not know are not validated.
 //   - Namespaces are not enforced: objects can be created in a namespace
 //     that does not exist, and deleting a namespace does not delete its
 //     contents.
@@ -93,8 +100,10 @@
 //     deletion; Foreground propagation is treated as Background.
 //   - A strategic merge patch is applied as a JSON merge patch (lists are
 //     replaced, not merged by key).
-//   - A watch from a resourceVersion ahead of the server fails at once (ERROR
-//     504) instead of waiting up to 3 s for the server to catch up.
+//   - A streaming list (sendInitialEvents) from a resourceVersion ahead of
+//     the server fails at once (ERROR 504) instead of waiting up to 3 s for
+//     the server to catch up. A plain watch from such a version waits, as
+//     on the real server.
 //
 // # Read next
 //

@@ -48,8 +48,8 @@ func (s *Server) checkInvariants() error {
 			if k != r.key(o.GetNamespace(), o.GetName()) {
 				return fmt.Errorf("%s: stored under %q but named %q/%q", r.info.GVR.Resource, k, o.GetNamespace(), o.GetName())
 			}
-			if o.GetGeneration() < 1 {
-				return fmt.Errorf("%s %s: generation %d", r.info.GVR.Resource, k, o.GetGeneration())
+			if gen := o.GetGeneration(); (gen >= 1) != r.tracksGeneration() {
+				return fmt.Errorf("%s %s: generation %d (kept by the server: %v)", r.info.GVR.Resource, k, gen, r.tracksGeneration())
 			}
 			uid := string(o.GetUID())
 			if other, dup := uids[uid]; dup || uid == "" {

@@ -95,6 +95,36 @@ func TestHTTPWatchTooOldIsOKThenErrorEvent(t *testing.T) {
 	st.expectEnd(t)
 }
 
+// TestHTTPWatchAheadOfServerIsOKThenWaits checks a plain watch from a
+// resourceVersion the server has not reached: HTTP 200, then nothing until
+// that version exists, then the events after it (the first event on the
+// stream is the one after the version asked for). A streaming list from
+// such a version gets 200 and one ERROR 504 ResourceVersionTooLarge.
+// Diagram: step 1. client-go: none (kube-apiserver's watch cache).
+func TestHTTPWatchAheadOfServerIsOKThenWaits(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	ts := httpServer(t, s)
+	cms := s.Resource(configMaps).Namespace("default")
+	mustCreate(t, cms, configMap("default", "a")) // rv 2
+
+	st := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=4&allowWatchBookmarks=true")
+	streaming := openWatch(t, ts, cmPath+"?watch=true&resourceVersion=4&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+	mustCreate(t, cms, configMap("default", "b")) // rv 3
+	mustCreate(t, cms, configMap("default", "c")) // rv 4
+	mustCreate(t, cms, configMap("default", "d")) // rv 5
+	typ, obj := st.next(t)
+	errType, errObj := streaming.next(t)
+
+	assert.Equal(t, http.StatusOK, st.resp.StatusCode)
+	assert.Equal(t, "ADDED d@5", typ+" "+objName(obj)+"@"+objRV(obj))
+	assert.Equal(t, http.StatusOK, streaming.resp.StatusCode)
+	require.Equal(t, "ERROR", errType)
+	assert.Equal(t, float64(http.StatusGatewayTimeout), errObj["code"])
+	assert.Equal(t, "Timeout", errObj["reason"])
+	assert.Equal(t, "ResourceVersionTooLarge", errObj["details"].(map[string]any)["causes"].([]any)[0].(map[string]any)["reason"])
+	streaming.expectEnd(t)
+}
+
 // TestHTTPStreamingListEndsInitialEventsWithBookmark checks the streaming
 // list over HTTP: ADDED events, then a BOOKMARK with the initial-events-end
 // annotation (and the list blueprint older typed clients read), and 422

@@ -21,7 +21,8 @@ type ResourceInfo struct {
 	// Namespaced resources live in a namespace; others are cluster-scoped.
 	Namespaced bool
 	// HasStatus gives the resource a /status subresource: the main endpoint
-	// then ignores status changes and /status changes only status.
+	// then ignores status changes and /status changes only status. It also
+	// makes the server keep metadata.generation (see [Server.Register]).
 	HasStatus bool
 	// ShortNames are shown in discovery (kubectl get cm).
 	ShortNames []string
@@ -49,7 +50,18 @@ func (r *resource) listGVK() schema.GroupVersionKind {
 	return r.info.GVR.GroupVersion().WithKind(r.info.ListKind)
 }
 func (r *resource) gr() schema.GroupResource { return r.info.GVR.GroupResource() }
-func (r *resource) apiVersion() string       { return r.info.GVR.GroupVersion().String() }
+
+// tracksGeneration reports whether the server keeps metadata.generation for
+// r's objects. A real API server does so for kinds with a spec/status split
+// (Deployments, custom resources with a status subresource: 1 on create,
+// +1 on every spec change), and leaves it unset for the others (ConfigMaps,
+// Secrets, Events, Leases). Here a status subresource marks the split; core
+// v1 Namespaces are the exception, as on the real server, whose Namespace
+// strategy never sets a generation.
+func (r *resource) tracksGeneration() bool {
+	return r.info.HasStatus && !(r.info.GVR.Group == "" && r.info.GVR.Resource == "namespaces")
+}
+func (r *resource) apiVersion() string { return r.info.GVR.GroupVersion().String() }
 
 // key is the storage key of an object: "namespace/name", or "name" when
 // cluster-scoped, the same as indexer.MetaNamespaceKeyFunc.
@@ -62,6 +74,13 @@ func (r *resource) key(ns, name string) string {
 
 // Register adds a resource. It fails if the GVR is already registered or the
 // info is incomplete. Resources may be registered at any time.
+//
+// A resource with HasStatus has a spec/status split: the server sets its
+// objects' metadata.generation to 1 on create and adds 1 on every change
+// outside metadata and status, as a real API server does for Deployments
+// and custom resources with a status subresource; controllers rely on it
+// (GenerationChangedPredicate, status.observedGeneration). Objects of other
+// resources have no generation, like ConfigMaps on a real server.
 func (s *Server) Register(info ResourceInfo) error {
 	if info.GVR.Resource == "" || info.GVR.Version == "" || info.Kind == "" {
 		return fmt.Errorf("fakeapi: register %v: resource, version and kind are required", info.GVR)

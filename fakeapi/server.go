@@ -40,7 +40,9 @@ type Options struct {
 
 	// Scheme, when it knows a resource's Kind and ListKind, makes the
 	// in-process [ResourceClient] return typed objects. nil means
-	// unstructured objects only. The HTTP API is unaffected.
+	// unstructured objects only. The HTTP API still speaks JSON, but on
+	// both every write of a kind the Scheme knows is validated against its
+	// Go type: a field of the wrong JSON type is 422 Invalid (schema.go).
 	Scheme *runtime.Scheme
 
 	// Logger receives one line per fault, per cut-off watch and (from

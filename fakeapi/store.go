@@ -157,9 +157,14 @@ func (s *Server) create(r *resource, ns string, u *unstructured.Unstructured, si
 			u.Object["status"] = map[string]any{"phase": "Active"}
 		}
 	}
+	if err := s.checkSchema(r, u); err != nil {
+		return nil, err
+	}
 	u.SetUID(typesUID(newUID()))
 	setTimestamp(u, "creationTimestamp", now())
-	u.SetGeneration(1)
+	if r.tracksGeneration() {
+		u.SetGeneration(1)
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -212,8 +217,8 @@ func (s *Server) update(r *resource, ns string, u *unstructured.Unstructured, st
 
 // updateLocked turns the client's desired object in into the next stored
 // state of old and commits it. It implements optimistic concurrency, the
-// status subresource split, the generation rule, no-op detection, and
-// deletion when the last finalizer of a deleting object goes.
+// status subresource split, schema validation, the generation rule, no-op
+// detection, and deletion when the last finalizer of a deleting object goes.
 func (s *Server) updateLocked(r *resource, old, in *unstructured.Unstructured, status, silent bool) (*unstructured.Unstructured, error) {
 	name := old.GetName()
 	if rv := in.GetResourceVersion(); rv != "" && rv != old.GetResourceVersion() {
@@ -250,22 +255,32 @@ func (s *Server) updateLocked(r *resource, old, in *unstructured.Unstructured, s
 			}
 		}
 	}
+	if err := s.checkSchema(r, nu); err != nil {
+		return nil, err
+	}
 	nu.SetResourceVersion(old.GetResourceVersion())
 	if sameIgnoringRV(nu, old) {
 		return old, nil // a no-op update: no new resourceVersion, no event
 	}
-	if !reflect.DeepEqual(specOf(nu), specOf(old)) {
+	if r.tracksGeneration() && !reflect.DeepEqual(specOf(nu), specOf(old)) {
 		nu.SetGeneration(old.GetGeneration() + 1)
 	}
 	rv := s.rv + 1
-	nu.SetResourceVersion(formatRV(rv))
 	key := r.key(nu.GetNamespace(), name)
 	if nu.GetDeletionTimestamp() != nil && len(nu.GetFinalizers()) == 0 {
-		// The last finalizer is gone: the object is deleted now.
-		s.commitLocked(event{typ: deleted, rv: rv, res: r, key: key, obj: nu, prev: old, silent: silent})
+		// The last finalizer is gone: the object is deleted now. Its
+		// DELETED event carries the deletion's resourceVersion, but the
+		// writer's answer, like the real server's, is the object it sent
+		// at the resourceVersion it replaced: no new version of it is ever
+		// stored, so none can be reported.
+		// kube-apiserver: genericregistry.Store.Update -> deleteWithoutFinalizers.
+		last := nu.DeepCopy()
+		last.SetResourceVersion(formatRV(rv))
+		s.commitLocked(event{typ: deleted, rv: rv, res: r, key: key, obj: last, prev: old, silent: silent})
 		s.collectGarbageLocked(old.GetUID(), silent)
 		return nu, nil
 	}
+	nu.SetResourceVersion(formatRV(rv))
 	s.commitLocked(event{typ: modified, rv: rv, res: r, key: key, obj: nu, prev: old, silent: silent})
 	return nu, nil
 }

@@ -16,8 +16,9 @@ import (
 )
 
 // TestCreateStampsServerManagedMetadata checks what a create fills in: uid,
-// creationTimestamp, the next global resourceVersion, generation 1, and a
-// name from generateName.
+// creationTimestamp, the next global resourceVersion, and a name from
+// generateName; a ConfigMap gets no generation (see
+// TestGenerationBumpsOnlyWhenSpecChanges).
 // Diagram: API. client-go: the apiserver's create path (genericregistry.Store.Create).
 func TestCreateStampsServerManagedMetadata(t *testing.T) {
 	s := newServer(t, fakeapi.Options{})
@@ -32,7 +33,7 @@ func TestCreateStampsServerManagedMetadata(t *testing.T) {
 	assert.NotEqual(t, a.GetUID(), b.GetUID())
 	ts := a.GetCreationTimestamp()
 	assert.False(t, ts.IsZero())
-	assert.Equal(t, int64(1), a.GetGeneration())
+	assert.NotContains(t, a.Object["metadata"], "generation")
 	assert.Equal(t, "2", a.GetResourceVersion())
 	assert.Equal(t, "3", b.GetResourceVersion())
 	assert.Regexp(t, `^web-[a-z0-9]{5}$`, b.GetName())
@@ -130,24 +131,53 @@ func TestNoOpUpdateKeepsResourceVersion(t *testing.T) {
 	assert.Equal(t, uint64(2), s.CurrentResourceVersion())
 }
 
-// TestGenerationBumpsOnlyWhenSpecChanges checks metadata.generation: a
-// label change keeps it, a data change bumps it.
+// TestGenerationBumpsOnlyWhenSpecChanges checks metadata.generation. On a
+// resource with a spec/status split (a status subresource: Widgets here,
+// Deployments and Foos elsewhere) create sets 1, a label change or a status
+// write keeps it, a spec change bumps it, and so does the deletionTimestamp
+// of a delete held up by a finalizer. A ConfigMap, like on a real server,
+// never has one, whatever changes.
 // Diagram: API. controller-runtime: predicate.GenerationChangedPredicate relies on this.
 func TestGenerationBumpsOnlyWhenSpecChanges(t *testing.T) {
+	ctx := context.Background()
 	s := newServer(t, fakeapi.Options{})
-	cms := s.Resource(configMaps).Namespace("default")
-	obj := mustCreate(t, cms, configMap("default", "a"))
+	require.NoError(t, s.Register(fakeapi.ResourceInfo{GVR: widgets, Kind: "Widget", Namespaced: true, HasStatus: true}))
+	generations := func(c *fakeapi.ResourceClient, obj *unstructured.Unstructured, specField string) []int64 {
+		obj.SetFinalizers([]string{"example.com/hold"})
+		created := mustCreate(t, c, obj)
+		out := []int64{created.GetGeneration()}
+		step := func(change func(u *unstructured.Unstructured), status bool) {
+			u := mustGet(t, c, obj.GetName())
+			change(u)
+			var err error
+			if status {
+				_, err = c.UpdateStatus(ctx, u, metav1.UpdateOptions{})
+			} else {
+				_, err = c.Update(ctx, u, metav1.UpdateOptions{})
+			}
+			require.NoError(t, err)
+			out = append(out, mustGet(t, c, obj.GetName()).GetGeneration())
+		}
+		step(func(u *unstructured.Unstructured) { u.SetLabels(map[string]string{"tier": "web"}) }, false)
+		if specField == "spec" {
+			step(func(u *unstructured.Unstructured) { u.Object["status"] = map[string]any{"ready": true} }, true)
+		}
+		step(func(u *unstructured.Unstructured) { u.Object[specField] = map[string]any{"k": "changed"} }, false)
+		require.NoError(t, c.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}))
+		return append(out, mustGet(t, c, obj.GetName()).GetGeneration())
+	}
+	widget := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "demo.informerlab.io/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w", "namespace": "default"},
+		"spec":     map[string]any{"k": "v"},
+	}}
 
-	obj.SetLabels(map[string]string{"tier": "web"})
-	afterLabel, err := cms.Update(context.Background(), obj, metav1.UpdateOptions{})
-	require.NoError(t, err)
-	obj = afterLabel.(*unstructured.Unstructured)
-	obj.Object["data"] = map[string]any{"k": "changed"}
-	afterData, err := cms.Update(context.Background(), obj, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	withSplit := generations(s.Resource(widgets).Namespace("default"), widget, "spec")
+	withoutSplit := generations(s.Resource(configMaps).Namespace("default"), configMap("default", "a"), "data")
 
-	assert.Equal(t, int64(1), afterLabel.(*unstructured.Unstructured).GetGeneration())
-	assert.Equal(t, int64(2), afterData.(*unstructured.Unstructured).GetGeneration())
+	assert.Equal(t, []int64{1, 1, 1, 2, 3}, withSplit, "create, label, status, spec, delete")
+	assert.Equal(t, []int64{0, 0, 0, 0}, withoutSplit, "create, label, data, delete: a ConfigMap has no generation")
+	assert.NotContains(t, mustGet(t, s.Resource(configMaps).Namespace("default"), "a").Object["metadata"], "generation")
 }
 
 // TestStatusSubresourceSplitsSpecAndStatus checks that on a resource with
@@ -183,7 +213,7 @@ func TestStatusSubresourceSplitsSpecAndStatus(t *testing.T) {
 	assert.Equal(t, map[string]string{"a": "b"}, afterMain.GetLabels())
 	assert.Equal(t, map[string]any{"phase": "Active"}, afterStatus.Object["status"])
 	assert.Equal(t, map[string]string{"a": "b"}, afterStatus.GetLabels(), "/status must ignore metadata changes")
-	assert.Equal(t, int64(1), afterStatus.GetGeneration(), "status changes do not bump generation")
+	assert.Zero(t, afterStatus.GetGeneration(), "a Namespace has no generation, as on a real server")
 	assert.True(t, apierrors.IsNotFound(errNoStatus), "got %v", errNoStatus)
 }
 
@@ -203,8 +233,9 @@ func TestObjectsAreCopiedInAndOut(t *testing.T) {
 }
 
 // TestDeleteWithFinalizersSetsDeletionTimestamp checks the finalizer
-// lifecycle: DELETE marks the object (deletionTimestamp, generation bump);
-// an update removing the last finalizer deletes it.
+// lifecycle: DELETE marks the object (deletionTimestamp); no finalizer may
+// be added then; an update removing the last finalizer deletes it.
+// (TestGenerationBumpsOnlyWhenSpecChanges checks the generation bump.)
 // Diagram: API. client-go: controllers remove their finalizer to let deletion finish.
 func TestDeleteWithFinalizersSetsDeletionTimestamp(t *testing.T) {
 	s := newServer(t, fakeapi.Options{})
@@ -223,7 +254,6 @@ func TestDeleteWithFinalizersSetsDeletionTimestamp(t *testing.T) {
 	_, errGet := cms.Get(context.Background(), "a", metav1.GetOptions{})
 
 	assert.NotNil(t, marked.GetDeletionTimestamp())
-	assert.Equal(t, int64(2), marked.GetGeneration(), "setting deletionTimestamp bumps generation")
 	assert.True(t, apierrors.IsInvalid(errAdd), "no new finalizers while deleting: %v", errAdd)
 	require.NoError(t, errRemove)
 	assert.True(t, apierrors.IsNotFound(errGet), "object must be gone: %v", errGet)

@@ -45,10 +45,14 @@ type watcher struct {
 	typed     bool
 	bookmarks bool
 	timeout   time.Duration
-	out       chan watch.Event
-	done      chan struct{} // closed by end: the watch must stop
-	endOnce   sync.Once
-	wake      chan struct{} // capacity 1: "the queue or the hang state changed"
+	// after is the resourceVersion a watch from ahead of the server waits
+	// for: events and bookmarks at or before it are not sent (0 for other
+	// watches). Set before the watch starts; never changed.
+	after   uint64
+	out     chan watch.Event
+	done    chan struct{} // closed by end: the watch must stop
+	endOnce sync.Once
+	wake    chan struct{} // capacity 1: "the queue or the hang state changed"
 
 	mu    sync.Mutex // guards queue, limit, seenRV and overflowed
 	queue []watchItem
@@ -126,7 +130,7 @@ func (s *Server) offerLocked(w *watcher, ev event) {
 	it, ok := w.translate(ev)
 	w.mu.Lock()
 	w.seenRV = ev.rv
-	if !ok || w.overflowed {
+	if !ok || w.overflowed || ev.rv <= w.after {
 		w.mu.Unlock()
 		return
 	}
@@ -175,12 +179,13 @@ func (w *watcher) pop() (watchItem, bool) {
 }
 
 // bookmarkRV returns the resourceVersion for a periodic bookmark, or false
-// when one should not be sent now (events are still queued, or nothing has
-// happened yet).
+// when one should not be sent now (events are still queued, nothing has
+// happened yet, or the server has not reached the version the watch
+// started from).
 func (w *watcher) bookmarkRV() (uint64, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.seenRV, len(w.queue) == 0 && w.seenRV > initialRV
+	return w.seenRV, len(w.queue) == 0 && w.seenRV > initialRV && w.seenRV >= w.after
 }
 
 // run delivers the queue to out until the watch ends. It is the watch's only

@@ -14,7 +14,9 @@ import (
 //
 //	resourceVersion ""/"0"          synthetic ADDED for every current object, then live
 //	resourceVersion N               replay of every event after N, then live
-//	                                (N older than the window: one ERROR 410 Expired, then the end)
+//	                                (N older than the window: one ERROR 410 Expired, then the end;
+//	                                N ahead of the server: silence until N exists, then every
+//	                                event after N, like the real server's watch cache)
 //	sendInitialEvents=true          ADDED for every current object, then a BOOKMARK annotated
 //	  (resourceVersionMatch=        k8s.io/initial-events-end (when bookmarks are allowed),
 //	   NotOlderThan required)       then live: the streaming list
@@ -83,6 +85,8 @@ func (s *Server) watch(ctx context.Context, r *resource, ns string, opts metav1.
 	switch {
 	case opts.SendInitialEvents != nil && *opts.SendInitialEvents:
 		if numeric && n > s.rv {
+			// A streaming list must start from a state the server has: the
+			// real server waits briefly for it, then answers 504.
 			return s.startLocked(ctx, w, errorItem(errTooLarge(n, s.rv)), false), nil
 		}
 		w.queue = s.initialEventsLocked(sel)
@@ -96,7 +100,10 @@ func (s *Server) watch(ctx context.Context, r *resource, ns string, opts metav1.
 	case n < s.compactedRV:
 		return s.startLocked(ctx, w, errorItem(errTooOld(n, s.compactedRV+1)), false), nil
 	case n > s.rv:
-		return s.startLocked(ctx, w, errorItem(errTooLarge(n, s.rv)), false), nil
+		// A plain watch from a version the server has not reached: it
+		// stays open and silent until that version exists, then sends what
+		// comes after it.
+		w.after = n
 	default:
 		for _, ev := range s.history {
 			if ev.rv <= n || ev.silent || ev.res != r {

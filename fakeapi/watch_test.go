@@ -146,21 +146,40 @@ func TestEmptyServerListsAtResourceVersionOneAndWatchesFromIt(t *testing.T) {
 	})
 }
 
-// TestWatchAheadOfServerGetsTooLargeError checks a resourceVersion the
-// server has not reached: an ERROR 504 with the ResourceVersionTooLarge cause.
-// Diagram: step 1. client-go: apierrors.IsTooLargeResourceVersion.
-func TestWatchAheadOfServerGetsTooLargeError(t *testing.T) {
+// TestWatchAheadOfServerWaitsForThatVersion checks a plain watch from a
+// resourceVersion the server has not reached: it opens, sends nothing (no
+// event, no bookmark) until that version exists, then every event after
+// it. A streaming list from such a version is refused with an ERROR 504
+// and its ResourceVersionTooLarge cause instead.
+// Diagram: step 1. client-go: none (kube-apiserver's watch cache waits; apierrors.IsTooLargeResourceVersion for the streaming list).
+func TestWatchAheadOfServerWaitsForThatVersion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newServer(t, fakeapi.Options{})
+		s := newServer(t, fakeapi.Options{BookmarkInterval: time.Second})
+		cms := s.Resource(configMaps).Namespace("default")
+		mustCreate(t, cms, configMap("default", "a")) // rv 2
 
-		w, err := s.Resource(configMaps).Watch(t.Context(), metav1.ListOptions{ResourceVersion: "100"})
+		w, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "4", AllowWatchBookmarks: true})
+		require.NoError(t, err)
+		defer w.Stop()
+		streaming, err := cms.Watch(t.Context(), metav1.ListOptions{ResourceVersion: "4",
+			SendInitialEvents: ptr(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
 		require.NoError(t, err)
 
-		ev := next(t, w)
+		time.Sleep(5 * time.Second) // bubble time: several bookmark intervals
+		expectQuiet(t, w)
+		mustCreate(t, cms, configMap("default", "b")) // rv 3
+		mustCreate(t, cms, configMap("default", "c")) // rv 4
+		expectQuiet(t, w)
+		mustCreate(t, cms, configMap("default", "d")) // rv 5
+
+		assert.Equal(t, "ADDED d@5", nameRV(next(t, w)))
+		assert.Equal(t, "BOOKMARK @5", nameRV(next(t, w)), "bookmarks only once the version exists")
+		ev := next(t, streaming)
 		require.Equal(t, watch.Error, ev.Type)
-		assert.Equal(t, int32(http.StatusGatewayTimeout), ev.Object.(*metav1.Status).Code)
-		assert.Equal(t, metav1.CauseTypeResourceVersionTooLarge, ev.Object.(*metav1.Status).Details.Causes[0].Type)
-		expectClosed(t, w)
+		st := ev.Object.(*metav1.Status)
+		assert.Equal(t, int32(http.StatusGatewayTimeout), st.Code)
+		assert.Equal(t, metav1.CauseTypeResourceVersionTooLarge, st.Details.Causes[0].Type)
+		expectClosed(t, streaming)
 	})
 }
 

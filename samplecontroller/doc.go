@@ -92,7 +92,8 @@
 //     the controller's own last write could wrongly find "status already
 //     correct". The reconciler remembers the resourceVersions its writes
 //     replaced, and when the cache hands out one of those, it works from its
-//     own newer copy (see own_writes.go and
+//     own newer copy, or, if its write deleted the Foo (the removal of the
+//     last finalizer), stops (see own_writes.go and
 //     TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind). Unlike the
 //     client's WaitForResourceVersion, which would hold the worker after
 //     every write until the watch event arrives, this costs no wait.

@@ -145,8 +145,12 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req controller.Request) (
 		return controller.Result{}, err
 	}
 	// cached is the client's copy: ours to modify. If the cache has not
-	// yet seen our own last write, work from what that write returned.
-	foo := r.own.fresher(cached)
+	// yet seen our own last write, work from what that write returned; if
+	// that write deleted the Foo, there is nothing left to do.
+	foo, gone := r.own.fresher(cached)
+	if gone {
+		return controller.Result{}, nil
+	}
 
 	done, err := r.sync(ctx, req, foo)
 	switch {

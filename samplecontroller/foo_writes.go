@@ -153,6 +153,12 @@ func (r *FooReconciler) updateFinalizers(ctx context.Context, obj controller.Obj
 		if err != nil {
 			return err
 		}
+		if foo.DeletionTimestamp != nil && len(foo.Finalizers) == 0 {
+			// That was the last finalizer: the server deleted the Foo, and
+			// answered with it at the version the patch replaced.
+			r.own.deleted(types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}, before)
+			return nil
+		}
 		r.own.wrote(before, foo)
 		return nil
 	})

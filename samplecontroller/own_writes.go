@@ -30,20 +30,32 @@ import (
 // the reconciler works from its own, newer copy. As soon as the cache
 // holds anything else, the memory is dropped.
 //
-// client-go: none. kube-controller-manager's ControllerExpectations solve
-// the same problem for pods; controller-runtime leaves it to the user.
+// The write that removes the finalizer of a deleting Foo deletes it, and
+// the server answers with the Foo at the version the write replaced (no
+// newer version exists). The reconciler then remembers that version as
+// replaced by a deletion: a Reconcile that finds it in the cache knows the
+// Foo is gone, instead of running the cleanup again and patching a Foo that
+// no longer exists.
 //
-// Invariants (checkInvariants): every entry's foo is filed under its own
-// namespace/name, and its replaced set is not empty and never holds foo's
-// own resourceVersion (a version cannot replace itself).
+// client-go: none. kube-controller-manager's ControllerExpectations solve
+// the same problem for pods; controller-runtime leaves it to the user (a
+// controller that reads a stale cache there writes from it, and its write
+// fails with 409 Conflict, or 404 for a Foo already deleted, and is
+// retried).
+//
+// Invariants (checkInvariants): every entry either holds a foo filed under
+// its own namespace/name or is a deletion (foo nil); its replaced set is
+// not empty and never holds foo's own resourceVersion (a version cannot
+// replace itself).
 type ownWrites struct {
 	mu     sync.Mutex // guards latest
 	latest map[types.NamespacedName]ownWrite
 }
 
 type ownWrite struct {
-	foo      *Foo            // as our last write returned it; never modified
+	foo      *Foo            // as our last write returned it, never modified; nil: our last write deleted the Foo
 	replaced map[string]bool // resourceVersions our writes replaced
+	latestRV string          // the version our last write made ("" after a deletion)
 }
 
 func newOwnWrites() *ownWrites {
@@ -51,32 +63,57 @@ func newOwnWrites() *ownWrites {
 }
 
 // wrote records that a write replaced resourceVersion before with after.
+// A write whose answer still carries before made no new version (a no-op):
+// there is nothing newer to remember.
 func (o *ownWrites) wrote(before string, after *Foo) {
-	key := types.NamespacedName{Namespace: after.Namespace, Name: after.Name}
+	if after.ResourceVersion == before {
+		return
+	}
+	o.record(types.NamespacedName{Namespace: after.Namespace, Name: after.Name}, before, after.DeepCopy())
+}
+
+// deleted records that a write replaced resourceVersion before by deleting
+// the Foo key (the removal of its last finalizer).
+func (o *ownWrites) deleted(key types.NamespacedName, before string) {
+	o.record(key, before, nil)
+}
+
+// record adds one write to key's chain; foo is its result, nil for a
+// deletion.
+func (o *ownWrites) record(key types.NamespacedName, before string, foo *Foo) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	w, ok := o.latest[key]
-	if !ok || w.foo.ResourceVersion != before {
+	if !ok || w.foo == nil || w.latestRV != before {
 		w = ownWrite{replaced: map[string]bool{}} // not a chain of our writes: start again
 	}
 	w.replaced[before] = true
-	w.foo = after.DeepCopy()
+	w.foo = foo
+	w.latestRV = ""
+	if foo != nil {
+		w.latestRV = foo.ResourceVersion
+	}
 	o.latest[key] = w
 }
 
 // fresher returns the newest Foo known for cached's key: a copy of our own
 // last write if cached is a version it replaced, else cached itself
-// (already the caller's copy: the client's Get returns copies).
-func (o *ownWrites) fresher(cached *Foo) *Foo {
+// (already the caller's copy: the client's Get returns copies). gone
+// reports that cached is a version our own write deleted: the Foo no longer
+// exists.
+func (o *ownWrites) fresher(cached *Foo) (foo *Foo, gone bool) {
 	key := types.NamespacedName{Namespace: cached.Namespace, Name: cached.Name}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	w, ok := o.latest[key]
 	if ok && w.replaced[cached.ResourceVersion] {
-		return w.foo.DeepCopy()
+		if w.foo == nil {
+			return nil, true
+		}
+		return w.foo.DeepCopy(), false
 	}
 	delete(o.latest, key) // the cache has caught up, or moved past us
-	return cached
+	return cached, false
 }
 
 // forget drops what is known about a Foo that is gone.
@@ -92,8 +129,14 @@ func (o *ownWrites) checkInvariants() error {
 	defer o.mu.Unlock()
 	for key, w := range o.latest {
 		switch {
+		case w.foo == nil && w.latestRV != "":
+			return fmt.Errorf("samplecontroller: own writes: %s is a deletion that made version %s", key, w.latestRV)
+		case w.foo == nil && len(w.replaced) == 0:
+			return fmt.Errorf("samplecontroller: own writes: %s deleted nothing", key)
 		case w.foo == nil:
-			return fmt.Errorf("samplecontroller: own writes: %s has no object", key)
+			continue
+		case w.foo.ResourceVersion != w.latestRV:
+			return fmt.Errorf("samplecontroller: own writes: %s holds version %s, made %s", key, w.foo.ResourceVersion, w.latestRV)
 		case w.foo.Namespace != key.Namespace || w.foo.Name != key.Name:
 			return fmt.Errorf("samplecontroller: own writes: %s holds %s/%s", key, w.foo.Namespace, w.foo.Name)
 		case len(w.replaced) == 0:

@@ -84,14 +84,68 @@ func TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind(t *testing.T) {
 	assert.Equal(t, 0, r.own.len())
 }
 
+// TestReconcileKnowsItsFinalizerRemovalDeletedTheFoo drives the last
+// Reconciles of a deleted Foo. The cache holds it with its deletionTimestamp;
+// cleanup finds no Deployment, and the patch removing the finalizer deletes
+// the Foo. Like a real API server, fakeapi answers that patch with the Foo
+// at the resourceVersion the patch replaced: no new version exists. The
+// reconciler remembers that version as replaced by a deletion, so the next
+// Reconcile, over a cache that still holds it, knows the Foo is gone and
+// writes nothing (a patch would fail: the test makes the server fail the
+// next one). Once the cache has seen the deletion, the memory goes.
+// Diagram: step 9 (own writes) and the finalizer. client-go: none.
+func TestReconcileKnowsItsFinalizerRemovalDeletedTheFoo(t *testing.T) {
+	ctx := context.Background()
+	srv := fakeapi.New(fakeapi.Options{Scheme: NewScheme()})
+	defer srv.Close()
+	require.NoError(t, Register(srv))
+	api := typedAPI(func(gvr schema.GroupVersionResource, ns string) Resource { return srv.Resource(gvr).Namespace(ns) }, NewScheme())
+	fooCache := indexer.NewIndexer(nil, nil)
+	r := newTestReconciler(t, api, cacheReader{foos: fooCache, deployments: indexer.NewIndexer(nil, nil)})
+	req := controller.Request{}
+	req.Namespace, req.Name = "demo", "example"
+	_, err := api(FoosGVR, "demo").Create(ctx, &Foo{
+		ObjectMeta: metav1.ObjectMeta{Name: "example", Namespace: "demo", Finalizers: []string{FinalizerName}},
+		Spec:       FooSpec{DeploymentName: "web", Replicas: ptr(int32(2))},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.NoError(t, api(FoosGVR, "demo").Delete(ctx, "example", metav1.DeleteOptions{}))
+	deleting := getFoo(t, api)
+	require.NotNil(t, deleting.DeletionTimestamp)
+	require.NoError(t, fooCache.Add(deleting))
+
+	_, errFirst := r.Reconcile(ctx, req)
+	_, errGet := api(FoosGVR, "demo").Get(ctx, "example", metav1.GetOptions{})
+	require.NoError(t, srv.FailNext("patch", 1, 500))
+	_, errStale := r.Reconcile(ctx, req)
+	require.NoError(t, fooCache.Delete(deleting))
+	_, errCaughtUp := r.Reconcile(ctx, req)
+
+	require.NoError(t, errFirst)
+	assert.True(t, apierrors.IsNotFound(errGet), "the finalizer patch deleted the Foo: %v", errGet)
+	assert.NoError(t, errStale, "the stale cache's Foo is known gone: no write")
+	assert.NoError(t, errCaughtUp)
+	assert.Equal(t, 0, r.own.len(), "nothing is remembered once the cache has seen the deletion")
+	assert.NoError(t, r.own.checkInvariants())
+}
+
 // TestOwnWritesRemembersOnlyChainsOfItsWrites: the copy of our own write is
 // used only for the versions our writes replaced, in a chain; a version
-// written by someone else in between starts the chain again.
+// written by someone else in between starts the chain again. A write that
+// made no new version adds nothing; one that deleted the Foo makes the
+// versions it replaced known gone.
 // Diagram: step 9. client-go: none.
 func TestOwnWritesRemembersOnlyChainsOfItsWrites(t *testing.T) {
 	o := newOwnWrites()
 	at := func(rv string, available int32) *Foo {
 		return &Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "x", ResourceVersion: rv}, Status: FooStatus{AvailableReplicas: available}}
+	}
+	fresher := func(cached *Foo) string {
+		foo, gone := o.fresher(cached)
+		if gone {
+			return "gone"
+		}
+		return foo.ResourceVersion
 	}
 
 	o.wrote("1", at("2", 1)) // finalizer patch
@@ -99,24 +153,34 @@ func TestOwnWritesRemembersOnlyChainsOfItsWrites(t *testing.T) {
 	o.wrote("2", at("3", 2)) // status write, from our own result
 	require.NoError(t, o.checkInvariants())
 
-	assert.Equal(t, "3", o.fresher(at("1", 0)).ResourceVersion, "cache at 1: behind both writes")
-	assert.Equal(t, "3", o.fresher(at("2", 1)).ResourceVersion, "cache at 2: behind the second")
-	assert.Equal(t, "3", o.fresher(at("3", 2)).ResourceVersion, "cache at 3: caught up")
+	assert.Equal(t, "3", fresher(at("1", 0)), "cache at 1: behind both writes")
+	assert.Equal(t, "3", fresher(at("2", 1)), "cache at 2: behind the second")
+	assert.Equal(t, "3", fresher(at("3", 2)), "cache at 3: caught up")
 	assert.Equal(t, 0, o.len(), "and forgotten")
 
 	o.wrote("3", at("4", 3))
 	o.wrote("7", at("8", 4)) // someone else wrote 4..7: a new chain
 	require.NoError(t, o.checkInvariants())
-	assert.Equal(t, "3", o.fresher(at("3", 2)).ResourceVersion, "3 is not known as replaced any more")
+	assert.Equal(t, "3", fresher(at("3", 2)), "3 is not known as replaced any more")
 	assert.Equal(t, 0, o.len())
 
 	o.wrote("8", at("9", 5))
+	o.wrote("9", at("9", 5)) // a write that made no new version: nothing to remember
 	require.NoError(t, o.checkInvariants())
+	assert.Equal(t, "9", fresher(at("8", 4)), "the chain is unchanged")
 	o.forget(controller.Request{}.NamespacedName)
 	assert.Equal(t, 1, o.len(), "forget of another key")
-	fresh := o.fresher(at("8", 4))
+	fresh, _ := o.fresher(at("8", 4))
 	fresh.Status.AvailableReplicas = 99
-	assert.Equal(t, int32(5), o.fresher(at("8", 4)).Status.AvailableReplicas, "fresher hands out copies")
+	again, _ := o.fresher(at("8", 4))
+	assert.Equal(t, int32(5), again.Status.AvailableReplicas, "fresher hands out copies")
+
+	o.deleted(types.NamespacedName{Namespace: "demo", Name: "x"}, "9") // the finalizer went
+	require.NoError(t, o.checkInvariants())
+	assert.Equal(t, "gone", fresher(at("8", 4)), "cache at 8: behind the deletion too")
+	assert.Equal(t, "gone", fresher(at("9", 5)), "cache at 9: the version the deletion replaced")
+	assert.Equal(t, "10", fresher(at("10", 6)), "a newer Foo of the same name is someone else's")
+	assert.Equal(t, 0, o.len())
 	assert.NoError(t, o.checkInvariants())
 }
 

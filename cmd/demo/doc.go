@@ -25,10 +25,16 @@
 //     explanation, makes a change or injects a fault with fakeapi, and
 //     waits until the caches show the expected effect.
 //
-// With --server or --kubeconfig it narrates a running server instead:
-// the sample controller if the Foo CRD (samplecontroller/testdata/foo-crd.yaml)
-// is installed, otherwise steps 1 to 6 for the resource named by --resource
-// (remote.go).
+// With --server or --kubeconfig it narrates a running server instead
+// (remote.go). It asks discovery first: a server that does not answer /api
+// as an API server does is said not to be one, and a --resource the server
+// does not serve fails at once, naming it. Then it runs the sample
+// controller if the Foo CRD (samplecontroller/testdata/foo-crd.yaml) is
+// installed, otherwise narrates steps 1 to 6 for --resource. A server with
+// no kube-controller-manager (cmd/fakeapi, a bare control plane) never
+// writes Deployment status: --simulate-deployments plays that part, and
+// without it the demo says, after a while, why the Foo stays Progressing
+// (stall.go).
 //
 // # Deterministic mode
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -26,6 +27,9 @@ type narratedLW struct {
 	g     *gate
 	id    int
 	kinds *kindIndex
+	// writes, when set, holds watch events back while a controller write
+	// is in flight (live mode), so the write's line prints first.
+	writes *writeLog
 
 	lists, watches atomic.Int64 // calls made, for the story's checks
 
@@ -75,7 +79,7 @@ func (l *narratedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime
 	l.lists.Add(1)
 	obj, err := l.inner.List(ctx, opts)
 	if err != nil {
-		l.say("LIST (resourceVersion=%q) failed: %s", opts.ResourceVersion, errorSummary(err))
+		l.say("LIST (resourceVersion=%q) failed: %s", opts.ResourceVersion, errorText(err))
 		return nil, err
 	}
 	items, _ := meta.ExtractList(obj)
@@ -98,12 +102,13 @@ func (l *narratedLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.
 	l.watches.Add(1)
 	w, err := l.inner.Watch(ctx, opts)
 	if err != nil {
-		l.say("WATCH from rv %s refused: %s", opts.ResourceVersion, errorSummary(err))
+		l.say("WATCH from rv %s refused: %s", opts.ResourceVersion, errorText(err))
 		return nil, err
 	}
 	l.say("WATCH from rv %s (the server sends every change after it)", opts.ResourceVersion)
 	nw := &narratedWatch{
 		lw:      l,
+		ctx:     ctx,
 		inner:   w,
 		out:     make(chan watch.Event),
 		stopped: make(chan struct{}),
@@ -115,7 +120,10 @@ func (l *narratedLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.
 
 // narratedWatch forwards the events of one watch through the gate.
 type narratedWatch struct {
-	lw    *narratedLW
+	lw *narratedLW
+	// ctx is the Watch call's: when it ends (Ctrl-C, the informer
+	// stopping), the watch ends because we ended it, not the server.
+	ctx   context.Context
 	inner watch.Interface
 	out   chan watch.Event
 
@@ -146,13 +154,27 @@ func (w *narratedWatch) pump() {
 		w.lw.g.add(w.lw.id, rv, func() { w.deliver(ev) })
 	}
 	w.lw.g.add(w.lw.id, w.lastRV, func() {
-		select {
-		case <-w.stopped:
-		default:
+		// A watch we stopped (Stop, or the end of the Watch call's
+		// context, which the server's stream may notice first) needs no
+		// word; only one the server ended does.
+		if !w.stoppedByUs() {
 			w.lw.say("the watch ended (connection closed by the server)")
 		}
 		close(w.out)
 	})
+}
+
+// stoppedByUs reports whether the watch was stopped from this side: by
+// Stop, or by the end of the context of the Watch call.
+func (w *narratedWatch) stoppedByUs() bool {
+	select {
+	case <-w.stopped:
+		return true
+	case <-w.ctx.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 func (w *narratedWatch) deliver(ev watch.Event) {
@@ -161,9 +183,18 @@ func (w *narratedWatch) deliver(ev watch.Event) {
 		return
 	default:
 	}
+	if w.lw.writes != nil && !w.lw.g.deterministic() {
+		// The event may come from a write whose line is not printed yet:
+		// cause before effect. Bounded, should a write go unnarrated.
+		select {
+		case <-w.lw.writes.idleChan():
+		case <-w.stopped:
+		case <-time.After(time.Second):
+		}
+	}
 	switch ev.Type {
 	case watch.Error:
-		w.lw.say("watch ERROR event: %s", errorSummary(apierrors.FromObject(ev.Object)))
+		w.lw.say("watch ERROR event: %s", errorText(apierrors.FromObject(ev.Object)))
 	case watch.Bookmark:
 		if w.lw.n.verbose {
 			w.lw.say("BOOKMARK rv %s", objectRV(ev.Object))

@@ -53,6 +53,7 @@ type options struct {
 	kubeconfig    string
 	resource      string
 	namespace     string
+	simulate      bool
 	help          bool
 }
 
@@ -63,6 +64,17 @@ type env struct {
 	settle   func()
 	getenv   func(string) string
 	terminal bool // stdout is a terminal: colour allowed
+	// stall, when set, replaces defaultStallAfter (tests).
+	stall time.Duration
+}
+
+// stallAfter is how long a Deployment may lack its status before the demo
+// says no Deployment controller seems to run.
+func (e env) stallAfter() time.Duration {
+	if e.stall > 0 {
+		return e.stall
+	}
+	return defaultStallAfter
 }
 
 // run is main without the process: it parses args, plays the chosen
@@ -90,6 +102,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "narrate the cluster of this kubeconfig's current context")
 	fs.StringVar(&o.resource, "resource", "configmaps", "with --server/--kubeconfig and no Foo CRD: the resource to watch, RESOURCE or RESOURCE.VERSION.GROUP")
 	fs.StringVar(&o.namespace, "namespace", "", "with --server/--kubeconfig: the namespace to watch (default all)")
+	fs.BoolVar(&o.simulate, "simulate-deployments", false, "with --server/--kubeconfig and the Foo CRD: also run the Deployment simulator, which writes Deployment status as kube-controller-manager would; for a server without one (cmd/fakeapi), never next to a real one")
 	fs.BoolVar(&o.help, "help", false, "show this help")
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -173,7 +186,7 @@ func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}
 	if o.server != "" || o.kubeconfig != "" {
-		return runRemote(ctx, o, n, stdout)
+		return runRemote(ctx, o, n, e)
 	}
 	return runStory(ctx, o, n, stdin, stdout, e)
 }
@@ -297,6 +310,9 @@ Examples:
   demo --no-color | less                 # plain text (NO_COLOR=1 works too)
   demo --verbose --scenario basics       # with object diffs and the simulator's steps
   demo --server http://127.0.0.1:8080    # narrate a running cmd/fakeapi (watch-only: configmaps)
+  demo --server http://127.0.0.1:8080 --simulate-deployments
+                                         # cmd/fakeapi --sample-resources has no Deployment controller:
+                                         # the demo plays it, so Foos become Ready
   demo --kubeconfig ~/.kube/config --resource deployments.v1.apps --namespace default
                                          # narrate a real cluster; with the Foo CRD installed
                                          # (kubectl apply -f samplecontroller/testdata/foo-crd.yaml)

@@ -132,7 +132,7 @@ func TestHelpExplainsEveryFlagWithExamples(t *testing.T) {
 	err := run(t.Context(), []string{"--help"}, strings.NewReader(""), &out, &errOut)
 
 	require.NoError(t, err)
-	for _, f := range []string{"--scenario", "--list-scenarios", "--step", "--speed", "--no-color", "--verbose", "--server", "--kubeconfig", "--resource", "--namespace"} {
+	for _, f := range []string{"--scenario", "--list-scenarios", "--step", "--speed", "--no-color", "--verbose", "--server", "--kubeconfig", "--resource", "--namespace", "--simulate-deployments"} {
 		assert.GreaterOrEqual(t, strings.Count(out.String(), f), 2, "flag %s: described and shown in an example", f)
 	}
 	assert.Contains(t, out.String(), "NO_COLOR")
@@ -234,4 +234,41 @@ func TestVerboseShowsObjectDiffs(t *testing.T) {
 		assert.NotContains(t, plain.String(), "~ spec.replicas")
 		assert.NotContains(t, plain.String(), "deployment-simulator worker")
 	})
+}
+
+// TestLiveTranscriptPrintsWritesBeforeTheirEvents plays the basics
+// scenario live (no gate, real goroutines and clock, as a learner runs it)
+// and checks cause before effect: every write that made resourceVersion N,
+// yours or the controllers', is printed before the first watch event
+// carrying N, although the event can reach its Reflector before the
+// writer has its answer.
+// Diagram: steps 1 and 9 (API write → watch event). client-go: none.
+func TestLiveTranscriptPrintsWritesBeforeTheirEvents(t *testing.T) {
+	var out syncBuffer
+
+	err := runWith(t.Context(), []string{"--no-color", "--scenario", "basics", "--speed", "100"}, strings.NewReader(""), &out, &out,
+		env{getenv: func(string) string { return "" }})
+
+	require.NoError(t, err)
+	writeAt := map[string]int{}
+	lines := strings.Split(out.String(), "\n")
+	for i, line := range lines {
+		if before, rv, ok := strings.Cut(line, "[API write]"); ok && before != "" {
+			if _, after, found := strings.Cut(rv, "→ rv "); found {
+				writeAt[strings.Fields(after)[0]] = i
+			}
+		}
+	}
+	require.NotEmpty(t, writeAt)
+	for i, line := range lines {
+		_, ev, ok := strings.Cut(line, "watch event ")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(ev)
+		rv := f[len(f)-1]
+		if at, ok := writeAt[rv]; ok {
+			assert.Less(t, at, i, "the write that made rv %s prints before its event:\n%s\n%s", rv, lines[at], line)
+		}
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
 // Step tags, one per box of the diagram a line describes.
@@ -226,19 +228,32 @@ type traceHandler struct {
 	dispatch bool
 	// syncs, if set, counts popped Sync deltas (resyncs).
 	syncs *atomic.Int64
+	// with are the attributes a logger added (WithAttrs): a Reflector's
+	// name and type, a controller's name. Never modified: WithAttrs copies.
+	with []slog.Attr
 }
 
 func (h *traceHandler) Enabled(_ context.Context, level slog.Level) bool {
 	return level >= slog.LevelDebug
 }
 
-func (h *traceHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *traceHandler) WithGroup(string) slog.Handler      { return h }
+func (h *traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.with = append(slices.Clip(h.with), attrs...)
+	return &c
+}
+
+func (h *traceHandler) WithGroup(string) slog.Handler { return h }
 
 func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 	attrs := map[string]slog.Value{}
+	for _, a := range h.with {
+		attrs[a.Key] = a.Value
+	}
+	var own []slog.Attr // the record's own attributes, for log lines
 	r.Attrs(func(a slog.Attr) bool {
 		attrs[a.Key] = a.Value
+		own = append(own, a)
 		return true
 	})
 	str := func(k string) string {
@@ -268,6 +283,7 @@ func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 		if h.syncs != nil && slices.Contains(types, "Sync") {
 			h.syncs.Add(1)
 		}
+		h.kinds.popped(kind, str("key"), types)
 		initial := ""
 		if str("isInInitialList") == "true" {
 			initial = " (in the initial list)"
@@ -278,7 +294,7 @@ func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 	case strings.HasPrefix(r.Message, "informer: step 6"):
 		note := ""
 		if str("resync") == "true" {
-			note = " (same resourceVersion: a resync, only to handlers due one)"
+			note = " (same resourceVersion: " + h.kinds.unchangedBy(kind, str("key")) + "; like every unchanged update, only to handlers due a resync)"
 		}
 		if h.dispatch {
 			h.n.line(stageProcess, lane, tagHandler, "%s: dispatch On%s to %s handler(s)%s", obj, capitalize(str("notification")), str("handlers"), note)
@@ -287,76 +303,51 @@ func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 		}
 	default:
 		if h.n.verbose && r.Level >= slog.LevelInfo {
-			h.n.detail(stageStory, 0, "(log) %s", r.Message)
+			stage, lane := h.logPlace(r.Message, str("type"), str("controller"))
+			h.n.detail(stage, lane, "(log) %s", logText(r.Message, own))
 		}
 	}
 	return nil
 }
 
-// kindIndex remembers which informer's ListerWatcher delivered each key,
-// to name the kind in the informers' trace lines.
-type kindIndex struct {
-	mu sync.Mutex // guards all below
-	// kinds are the kinds each key was seen as; last, the latest.
-	kinds map[string][]string
-	last  map[string]string
-	// lists are the LISTs whose Replace has not been traced yet.
-	lists []listSeen
-}
-
-type listSeen struct {
-	kind string
-	n    int
-	rv   string
-}
-
-func newKindIndex() *kindIndex {
-	return &kindIndex{kinds: map[string][]string{}, last: map[string]string{}}
-}
-
-// saw records that kind's ListerWatcher delivered key.
-func (k *kindIndex) saw(kind, key string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if !slices.Contains(k.kinds[key], kind) {
-		k.kinds[key] = append(k.kinds[key], kind)
-	}
-	k.last[key] = kind
-}
-
-// listed records a LIST of n objects at rv; its Replace follows.
-func (k *kindIndex) listed(kind string, n int, rv string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.lists = append(k.lists, listSeen{kind: kind, n: n, rv: rv})
-}
-
-// replaced returns the kind of the oldest LIST of n objects at rv, and
-// forgets it.
-func (k *kindIndex) replaced(n int, rv string) string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	for i, l := range k.lists {
-		if l.n == n && l.rv == rv {
-			k.lists = slices.Delete(k.lists, i, i+1)
-			return l.kind
+// logPlace puts a log line where its cause's lines are, so that it never
+// prints before them: a Reflector's with its informer's step 1 lines, a
+// controller's or the Manager's with the workers' lines (after the events
+// that led to them).
+func (h *traceHandler) logPlace(msg, typ, controller string) (stage, lane int) {
+	switch {
+	case strings.HasPrefix(msg, "reflector:"):
+		kind := ""
+		switch {
+		case strings.HasSuffix(typ, ".Foo"):
+			kind = "Foo"
+		case strings.HasSuffix(typ, ".Deployment"):
+			kind = "Deployment"
 		}
+		return stageReflector, laneOf(kind)
+	case controller == sc.SimulatorControllerName:
+		return stageSimulator, 0
 	}
-	return "?"
+	return stageWorker, 0
 }
 
-// of returns the kind of key: the only one it was seen as, or, when a Foo
-// and a Deployment share a name, the latest.
-func (k *kindIndex) of(key string) string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if ks := k.kinds[key]; len(ks) == 1 {
-		return ks[0]
+// logText renders a log record: its message, then its error, then its
+// other attributes.
+func logText(msg string, attrs []slog.Attr) string {
+	var b strings.Builder
+	b.WriteString(msg)
+	var rest []string
+	for _, a := range attrs {
+		if a.Key == "err" {
+			b.WriteString(": " + a.Value.String())
+			continue
+		}
+		rest = append(rest, a.Key+"="+a.Value.String())
 	}
-	if kind, ok := k.last[key]; ok {
-		return kind
+	if len(rest) > 0 {
+		b.WriteString(" (" + strings.Join(rest, ", ") + ")")
 	}
-	return "?"
+	return b.String()
 }
 
 func deltaName(op string) string {

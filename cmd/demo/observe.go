@@ -23,6 +23,8 @@ import (
 type observer struct {
 	n      *narrator
 	writes *writeLog
+	// kinds tells what delivered an unchanged update: a relist or a resync.
+	kinds *kindIndex
 	// foos and deployments read the caches, to show what a step 9 Get
 	// returned; set before the controller runs.
 	foos        informer.Lister[*sc.Foo]
@@ -41,10 +43,11 @@ type reconcileNotes struct {
 	writes           int  // successful writes
 	gone             bool // the Request's Foo was not in the cache
 	finalizerRemoved bool
+	alreadyGone      bool // a write found the Foo already deleted
 }
 
-func newObserver(n *narrator, writes *writeLog) *observer {
-	return &observer{n: n, writes: writes, current: map[string]*reconcileNotes{}, failures: map[controller.Request]int{}}
+func newObserver(n *narrator, writes *writeLog, kinds *kindIndex) *observer {
+	return &observer{n: n, writes: writes, kinds: kinds, current: map[string]*reconcileNotes{}, failures: map[controller.Request]int{}}
 }
 
 // notesLocked returns the notes of ctrl's current Reconcile; o.mu must be held.
@@ -97,14 +100,16 @@ func (o *observer) observe(e sc.Event) {
 		o.mu.Unlock()
 		o.n.line(stage, 0, tagGetKey, "%s worker: Get() → %s", who, e.Request)
 	case sc.StepListerGet:
-		if e.Resource == "foos" && e.Verb == "not found" {
+		line, gone := o.cacheLine(e)
+		if e.Resource == "foos" && (e.Verb == "not found" || gone) {
 			o.mu.Lock()
 			o.notesLocked(e.Controller).gone = true
 			o.mu.Unlock()
 		}
-		o.n.line(stage, 0, tagListerGet, "%s", o.cacheLine(e))
+		o.n.line(stage, 0, tagListerGet, "%s", line)
 	case sc.StepAPIWrite:
 		o.n.line(stage, 0, tagWrite, "%s", o.writeLine(who, e))
+		o.writes.done(e.Resource, e.Verb, e.Key) // its watch events may print now
 	case sc.StepReconcile:
 		o.reconciled(who, stage, e)
 	case sc.StepBackoff:
@@ -128,7 +133,9 @@ func (o *observer) handlerLine(who string, e sc.Event) string {
 	case "update":
 		ev = "OnUpdate"
 	case "resync":
-		ev = "OnUpdate (same resourceVersion: a resync)"
+		// The resourceVersion did not change: the informer's resync, or a
+		// relist that found the object as it was.
+		ev = "OnUpdate (same resourceVersion: " + o.kinds.unchangedBy(kindOf(e.Resource), e.Key) + ")"
 	case "delete":
 		ev = "OnDelete"
 	case "delete (state unknown)":
@@ -152,14 +159,15 @@ func (o *observer) handlerLine(who string, e sc.Event) string {
 	return line
 }
 
-// cacheLine describes what a step 9 Get found in the cache.
-func (o *observer) cacheLine(e sc.Event) string {
+// cacheLine describes what a step 9 Get found in the cache, and whether
+// that is a Foo the controller's own write has deleted.
+func (o *observer) cacheLine(e sc.Event) (string, bool) {
 	what := kindOf(e.Resource) + " " + e.Key
 	if e.Verb == "not found" {
-		return what + ": not in the cache"
+		return what + ": not in the cache", false
 	}
 	if e.Verb != "found" {
-		return what + ": " + e.Verb
+		return what + ": " + e.Verb, false
 	}
 	ns, name, _ := strings.Cut(e.Key, "/")
 	switch e.Resource {
@@ -167,18 +175,24 @@ func (o *observer) cacheLine(e sc.Event) string {
 		if foo, err := o.foos.Namespace(ns).Get(name); err == nil {
 			line := fmt.Sprintf("%s: rv %s, generation %d, spec.replicas=%s%s",
 				what, foo.ResourceVersion, foo.Generation, replicas(foo.Spec.Replicas), deleting(foo.DeletionTimestamp != nil))
-			if own := o.writes.newerOwn(e.Key, foo.ResourceVersion); own != "" {
-				line += fmt.Sprintf(" — the cache is behind the controller's own write (rv %s): it works from its copy of that", own)
+			switch own, deleted, behind := o.writes.newerOwn(e.Key, foo.ResourceVersion); {
+			case behind && deleted:
+				line += " — the cache is behind the controller's own write, which deleted the Foo: this controller remembers that and stops" +
+					" (one without that memory would run the cleanup again, and its finalizer patch would get 404 NotFound)"
+				return line, true
+			case behind:
+				line += fmt.Sprintf(" — the cache is behind the controller's own write (rv %s): this controller remembers its writes and works from that copy"+
+					" (one without that memory would act on rv %s, and any write of it would get 409 Conflict and be retried)", own, foo.ResourceVersion)
 			}
-			return line
+			return line, false
 		}
 	case "deployments":
 		if d, err := o.deployments.Namespace(ns).Get(name); err == nil {
 			return fmt.Sprintf("%s: rv %s, spec.replicas=%s, status.availableReplicas=%d%s",
-				what, d.ResourceVersion, replicas(d.Spec.Replicas), d.Status.AvailableReplicas, deleting(d.DeletionTimestamp != nil))
+				what, d.ResourceVersion, replicas(d.Spec.Replicas), d.Status.AvailableReplicas, deleting(d.DeletionTimestamp != nil)), false
 		}
 	}
-	return what + ": found"
+	return what + ": found", false
 }
 
 func replicas(r *int32) string {
@@ -205,19 +219,24 @@ func (o *observer) writeLine(who string, e sc.Event) string {
 	if e.Detail != "" {
 		line += " (" + strings.ReplaceAll(e.Detail, "->", "→") + ")"
 	}
-	rv := o.writes.take(e.Resource, e.Verb, e.Key)
+	answer := o.writes.take(e.Resource, e.Verb, e.Key)
 	switch {
 	case e.Err != nil:
 		line += " → " + errorSummary(e.Err)
-	case rv != "":
-		line += " → rv " + rv
+	case answer.text != "":
+		line += " → " + answer.text
 	}
 	if e.Err == nil {
 		o.mu.Lock()
 		notes := o.notesLocked(e.Controller)
-		notes.writes++
-		if e.Resource == "foos" && strings.HasPrefix(e.Detail, "remove finalizer") {
+		switch {
+		case answer.gone:
+			notes.alreadyGone = true
+		case e.Resource == "foos" && strings.HasPrefix(e.Detail, "remove finalizer"):
+			notes.writes++
 			notes.finalizerRemoved = true
+		default:
+			notes.writes++
 		}
 		o.mu.Unlock()
 	}
@@ -247,6 +266,8 @@ func (o *observer) reconciled(who string, stage int, e sc.Event) {
 		o.n.line(stage, 0, tagReconcile, "%s: done: cleanup finished and finalizer removed, so the API server can now delete the Foo", req)
 	case notes.writes > 0:
 		o.n.line(stage, 0, tagReconcile, "%s: done (%d write(s))", req, notes.writes)
+	case notes.alreadyGone:
+		o.n.line(stage, 0, tagReconcile, "%s: done: the Foo was already deleted, nothing left to do", req)
 	case notes.gone:
 		o.n.line(stage, 0, tagReconcile, "%s: done: the Foo is gone, nothing to do", req)
 	default:
@@ -276,4 +297,19 @@ func errorSummary(err error) string {
 	}
 	st := se.Status()
 	return fmt.Sprintf("%d %s", st.Code, st.Reason)
+}
+
+// errorText renders an error with what the server said about it:
+// "410 Expired: too old resource version: 20 (22)"; any other error as
+// itself.
+func errorText(err error) string {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	st := se.Status()
+	if st.Message == "" {
+		return errorSummary(err)
+	}
+	return errorSummary(err) + ": " + st.Message
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -32,6 +33,11 @@ func waitOutput(t *testing.T, seen <-chan struct{}, out *syncBuffer, want string
 }
 
 func startRemote(t *testing.T, args []string) (cancel func() error, out *syncBuffer, seen chan struct{}) {
+	return startRemoteWith(t, args, env{getenv: func(string) string { return "" }})
+}
+
+// startRemoteWith runs the demo with args and e until the returned cancel.
+func startRemoteWith(t *testing.T, args []string, e env) (cancel func() error, out *syncBuffer, seen chan struct{}) {
 	seen = make(chan struct{}, 1)
 	out = &syncBuffer{onWrite: func(string) {
 		select {
@@ -41,7 +47,7 @@ func startRemote(t *testing.T, args []string) (cancel func() error, out *syncBuf
 	}}
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, args, strings.NewReader(""), out, out) }()
+	go func() { done <- runWith(ctx, args, strings.NewReader(""), out, out, e) }()
 	return func() error {
 		stop()
 		select {
@@ -76,6 +82,7 @@ func TestServerWithoutFooCRDNarratesOneResource(t *testing.T) {
 	waitOutput(t, seen, out, "configmaps default/hello: handler called: OnAdd")
 
 	require.NoError(t, stop())
+	assert.NotContains(t, out.String(), "closed by the server", "the demo closed its own watch")
 	assert.Contains(t, out.String(), "watch-only narration")
 	assert.Contains(t, out.String(), "kubectl apply -f samplecontroller/testdata/foo-crd.yaml")
 	assert.Contains(t, out.String(), "[2 → DeltaFIFO]  configmaps default/hello: Added delta queued")
@@ -121,4 +128,100 @@ func TestServerUnreachableIsAnError(t *testing.T) {
 
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "demo: cannot reach the API server")
+}
+
+// TestServerThatIsNotKubernetesIsSaidSo points --server at web servers that
+// are not API servers (404 everywhere; an HTML page): the demo says so, and
+// says nothing about a missing Foo CRD or kubectl.
+// Diagram: step 1. client-go: discovery.
+func TestServerThatIsNotKubernetesIsSaidSo(t *testing.T) {
+	for name, handler := range map[string]http.HandlerFunc{
+		"404": http.NotFound,
+		"html": func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<html><body>It works!</body></html>"))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			hs := httptest.NewServer(handler)
+			defer hs.Close()
+			var out syncBuffer
+
+			err := run(t.Context(), []string{"--server", hs.URL, "--no-color"}, strings.NewReader(""), &out, &out)
+
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "demo: "+hs.URL+" is not a Kubernetes API server")
+			assert.NotContains(t, out.String()+err.Error(), "Foo CRD")
+			assert.NotContains(t, out.String()+err.Error(), "kubectl apply")
+		})
+	}
+}
+
+// TestUnknownResourceFailsWithItsName: --resource naming a resource the
+// server does not serve fails at once, naming it, listing what the group
+// version has and how to see every resource, instead of retrying a 404
+// list forever.
+// Diagram: step 1. client-go: discovery.
+func TestUnknownResourceFailsWithItsName(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{})
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	defer srv.Close()
+
+	errResource := run(t.Context(), []string{"--server", hs.URL, "--resource", "nosuch"}, strings.NewReader(""), &syncBuffer{}, &syncBuffer{})
+	errGroup := run(t.Context(), []string{"--server", hs.URL, "--resource", "widgets.v9.example.com"}, strings.NewReader(""), &syncBuffer{}, &syncBuffer{})
+
+	require.Error(t, errResource)
+	assert.Contains(t, errResource.Error(), `has no resource "nosuch" in v1; it serves configmaps, events, namespaces there`)
+	assert.Contains(t, errResource.Error(), "kubectl api-resources")
+	require.Error(t, errGroup)
+	assert.Contains(t, errGroup.Error(), `serves no API group version "example.com/v9", so there is no resource "widgets"`)
+}
+
+// TestBareControlPlaneSaysWhyFooStaysProgressing runs the Foo controller
+// against a server with no Deployment controller (fakeapi over HTTP, no
+// --simulate-deployments): the Deployment never gets a status, and after a
+// while the demo says why the Foo stays Progressing and which flag helps.
+// Diagram: steps 8-9. client-go: none (kube-controller-manager's role).
+func TestBareControlPlaneSaysWhyFooStaysProgressing(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	require.NoError(t, sc.Register(srv))
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	defer srv.Close()
+
+	stop, out, seen := startRemoteWith(t, []string{"--server", hs.URL, "--no-color"}, env{getenv: func(string) string { return "" }, stall: 300 * time.Millisecond})
+	waitOutput(t, seen, out, "Deployments: WATCH from rv")
+	_, err := srv.Resource(sc.FoosGVR).Namespace(ns).Create(context.Background(), newFoo("web", "web-nginx", 2), metav1.CreateOptions{})
+	require.NoError(t, err)
+	waitOutput(t, seen, out, "no Deployment controller seems to run on this server")
+
+	require.NoError(t, stop())
+	assert.Contains(t, out.String(), "Deployment default/web-nginx has had no status for its spec")
+	assert.Contains(t, out.String(), "Run the demo with --simulate-deployments")
+}
+
+// TestSimulateDeploymentsMakesTheFooReady runs the Foo controller with
+// --simulate-deployments against a server with no Deployment controller:
+// the demo writes the Deployment's status, and the Foo becomes Ready.
+// Diagram: steps 1-9. client-go: none (kube-controller-manager's role).
+func TestSimulateDeploymentsMakesTheFooReady(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	require.NoError(t, sc.Register(srv))
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	defer srv.Close()
+
+	stop, out, seen := startRemoteWith(t, []string{"--server", hs.URL, "--no-color", "--simulate-deployments"}, env{getenv: func(string) string { return "" }, stall: 300 * time.Millisecond})
+	waitOutput(t, seen, out, "Deployments: WATCH from rv")
+	_, err := srv.Resource(sc.FoosGVR).Namespace(ns).Create(context.Background(), newFoo("web", "web-nginx", 2), metav1.CreateOptions{})
+	require.NoError(t, err)
+	waitOutput(t, seen, out, "availableReplicas 2, Ready=True (Available)")
+
+	require.NoError(t, stop())
+	foo, err := srv.Resource(sc.FoosGVR).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), foo.(*sc.Foo).Status.AvailableReplicas)
+	assert.Contains(t, out.String(), "deployment-simulator: UPDATE /status Deployment default/web-nginx")
+	assert.NotContains(t, out.String(), "no Deployment controller seems to run")
 }

@@ -218,6 +218,9 @@ func (s *story) waitFor(ctx context.Context, what string, cond func() bool) erro
 
 // you runs and narrates a write the learner's side of the story makes.
 func (s *story) you(verb, kind, key string, do func() (runtime.Object, error)) error {
+	// Watch events wait until this line is printed (live mode).
+	s.w.writes.hold()
+	defer s.w.writes.release()
 	out, err := do()
 	if err != nil {
 		s.n.step(tagWrite, "you: %s %s %s → %s", verb, kind, key, errorSummary(err))

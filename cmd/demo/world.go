@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -66,11 +69,12 @@ func newWorld(n *narrator, g *gate, api base, namespace string, events base, sim
 	kinds := newKindIndex()
 	w.fooLW = newNarratedLW(api(sc.FoosGVR, namespace), "Foo", n, g, kinds)
 	w.depLW = newNarratedLW(api(sc.DeploymentsGVR, namespace), "Deployment", n, g, kinds)
+	w.fooLW.writes, w.depLW.writes = w.writes, w.writes
 	narrated := func(gvr schema.GroupVersionResource, ns string) sc.Resource {
 		if gvr == eventsGVR && events != nil {
 			return events(gvr, ns)
 		}
-		r := narratedResource{Resource: api(gvr, ns), gvr: gvr, writes: w.writes}
+		r := narratedResource{Resource: api(gvr, ns), gvr: gvr, ns: ns, writes: w.writes}
 		if ns == namespace {
 			switch gvr {
 			case sc.FoosGVR:
@@ -81,7 +85,7 @@ func newWorld(n *narrator, g *gate, api base, namespace string, events base, sim
 		}
 		return r
 	}
-	obs := newObserver(n, w.writes)
+	obs := newObserver(n, w.writes, kinds)
 	logger := slog.New(&traceHandler{n: n, kinds: kinds, syncs: w.resyncs})
 	ctl, err := sc.New(narrated, sc.Options{
 		Namespace:           namespace,
@@ -134,6 +138,7 @@ func (w *world) lws() []*narratedLW { return []*narratedLW{w.fooLW, w.depLW} }
 type narratedResource struct {
 	sc.Resource
 	gvr    schema.GroupVersionResource
+	ns     string
 	lw     *narratedLW // nil: List and Watch go straight to the server
 	writes *writeLog
 }
@@ -153,17 +158,38 @@ func (r narratedResource) Watch(ctx context.Context, opts metav1.ListOptions) (w
 	return r.listerWatcher().Watch(ctx, opts)
 }
 
+// starting registers a write of the controller's (a Foo or a Deployment)
+// before it is sent; the observer's line for it unregisters it.
+func (r narratedResource) starting(verb string, obj runtime.Object, name string) {
+	if r.gvr != sc.FoosGVR && r.gvr != sc.DeploymentsGVR {
+		return // Events and the like get no line of their own
+	}
+	key := r.ns + "/" + name
+	if obj != nil {
+		key = objectKey(obj)
+	}
+	r.writes.start(r.gvr.Resource, verb, key)
+}
+
 func (r narratedResource) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
+	r.starting("create", obj, "")
 	out, err := r.Resource.Create(ctx, obj, opts)
 	return r.noted("create", out, err)
 }
 
 func (r narratedResource) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	r.starting("update", obj, "")
 	out, err := r.Resource.Update(ctx, obj, opts)
 	return r.noted("update", out, err)
 }
 
+func (r narratedResource) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+	r.starting("delete", nil, name)
+	return r.Resource.Delete(ctx, name, opts)
+}
+
 func (r narratedResource) UpdateStatus(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	r.starting("update status", obj, "")
 	out, err := r.Resource.UpdateStatus(ctx, obj, opts)
 	if err == nil && out != nil && r.gvr == sc.FoosGVR {
 		r.writes.replaced(objectKey(out), objectRV(obj), objectRV(out))
@@ -172,6 +198,7 @@ func (r narratedResource) UpdateStatus(ctx context.Context, obj runtime.Object, 
 }
 
 func (r narratedResource) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (runtime.Object, error) {
+	r.starting("patch", nil, name)
 	out, err := r.Resource.Patch(ctx, name, pt, data, opts)
 	if err == nil && out != nil && r.gvr == sc.FoosGVR {
 		// The controller's patches carry the resourceVersion they were
@@ -184,85 +211,28 @@ func (r narratedResource) Patch(ctx context.Context, name string, pt types.Patch
 		if json.Unmarshal(data, &p) == nil {
 			r.writes.replaced(objectKey(out), p.Metadata.ResourceVersion, objectRV(out))
 		}
+		if acc, aerr := meta.Accessor(out); aerr == nil && acc.GetDeletionTimestamp() != nil && len(acc.GetFinalizers()) == 0 {
+			// The last finalizer went: the server deleted the Foo and,
+			// like a real one, answered with the version the patch replaced.
+			r.writes.deletedBy(objectKey(out), p.Metadata.ResourceVersion)
+			r.writes.note(r.gvr.Resource, "patch", objectKey(out), writeAnswer{text: fmt.Sprintf(
+				"the Foo is deleted (the answer carries rv %s, the version the patch replaced; the DELETED event gets a new one)", objectRV(out))})
+			return out, err
+		}
+	}
+	if apierrors.IsNotFound(err) && r.gvr == sc.FoosGVR {
+		// The controller treats a finalizer patch of a Foo that is gone as
+		// done (someone else removed the finalizer, or the controller's
+		// memory of its own writes was lost); say why it found nothing.
+		r.writes.note(r.gvr.Resource, "patch", r.ns+"/"+name, writeAnswer{gone: true,
+			text: errorSummary(err) + ": the Foo is already deleted (the cache has not seen that yet), so there is no finalizer left to remove"})
 	}
 	return r.noted("patch", out, err)
 }
 
 func (r narratedResource) noted(verb string, out runtime.Object, err error) (runtime.Object, error) {
 	if err == nil && out != nil {
-		r.writes.note(r.gvr.Resource, verb, objectKey(out), objectRV(out))
+		r.writes.note(r.gvr.Resource, verb, objectKey(out), writeAnswer{text: "rv " + objectRV(out)})
 	}
 	return out, err
-}
-
-// writeLog holds the resourceVersion the server gave each controller write
-// until the observer narrates it: the Observer's Event says what was
-// written, the answer says which version it made. Keyed by resource, verb
-// and object: each is written by one worker at a time.
-//
-// It also follows, per Foo, the chain of the controller's own writes, as
-// the controller does to read its own writes: when the cache hands out a
-// version one of them replaced, the cache is behind the controller.
-type writeLog struct {
-	mu  sync.Mutex // guards rvs and own
-	rvs map[string]string
-	own map[string]ownChain
-}
-
-// ownChain is a Foo's run of own writes: the versions they replaced, and
-// the latest they made.
-type ownChain struct {
-	replaced map[string]bool
-	latest   string
-}
-
-func newWriteLog() *writeLog {
-	return &writeLog{rvs: map[string]string{}, own: map[string]ownChain{}}
-}
-
-// replaced records that a controller write of the Foo key replaced
-// resourceVersion before with after.
-func (l *writeLog) replaced(key, before, after string) {
-	if before == "" {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	c, ok := l.own[key]
-	if !ok || c.latest != before {
-		c = ownChain{replaced: map[string]bool{}} // not a chain of own writes: start again
-	}
-	c.replaced[before] = true
-	c.latest = after
-	l.own[key] = c
-}
-
-// newerOwn returns the version of the controller's latest own write of the
-// Foo key if cached is a version that write chain replaced, else "" (and
-// then forgets the chain: the cache has caught up).
-func (l *writeLog) newerOwn(key, cached string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	c, ok := l.own[key]
-	if ok && c.replaced[cached] {
-		return c.latest
-	}
-	delete(l.own, key)
-	return ""
-}
-
-func (l *writeLog) note(resource, verb, key, rv string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.rvs[resource+" "+verb+" "+key] = rv
-}
-
-// take returns and forgets the resourceVersion of a write ("" if none).
-func (l *writeLog) take(resource, verb, key string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	k := resource + " " + verb + " " + key
-	rv := l.rvs[k]
-	delete(l.rvs, k)
-	return rv
 }

@@ -13,7 +13,9 @@
 //  1. Flags are parsed; --help prints a description, every flag and examples.
 //  2. A [fakeapi.Server] is built with the history window, bookmark interval
 //     and token from the flags, logging through slog to stderr (one line per
-//     request, per fault, per cut-off watch).
+//     request, per fault, per cut-off watch). With --sample-resources it also
+//     serves Foos and Deployments, validated against the sample controller's
+//     Go types (a Foo whose spec.replicas is a string is 422 Invalid).
 //  3. The listener is opened (127.0.0.1:8080 by default: loopback only, so
 //     nothing outside this machine can reach the server unless --addr says
 //     otherwise). With --tls it serves https with a self-signed certificate

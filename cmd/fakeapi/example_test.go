@@ -31,7 +31,7 @@ func Example_help() {
 	//   --log-level level
 	//         log level on stderr: debug, info, warn or error (info logs every request) (default info)
 	//   --sample-resources
-	//         also serve the sample controller's resources (samplecontroller.k8s.io/v1alpha1 foos, apps/v1 deployments), for demo --server
+	//         also serve the sample controller's resources (samplecontroller.k8s.io/v1alpha1 foos, apps/v1 deployments, field types validated), for demo --server
 	//   --tls
 	//         serve https with a self-signed certificate made at start (the kubeconfig carries it); kubectl sends --token only over https
 	//   --token token
@@ -50,9 +50,10 @@ func Example_help() {
 	//   # https and a token, a free port, a tiny history so 410s come fast:
 	//   fakeapi --addr 127.0.0.1:0 --tls --token s3cret --history 10 --write-kubeconfig kc.yaml
 	//
-	//   # Serve Foos and Deployments too, and run the demo's controller against it:
+	//   # Serve Foos and Deployments too, and run the demo's controller against it
+	//   # (this server has no Deployment controller: the demo plays it):
 	//   fakeapi --sample-resources --write-kubeconfig /tmp/fakeapi.kubeconfig
-	//   go run ./cmd/demo --kubeconfig /tmp/fakeapi.kubeconfig
+	//   go run ./cmd/demo --kubeconfig /tmp/fakeapi.kubeconfig --simulate-deployments
 	//
 	//   # Bookmarks every 5 seconds, debug logging:
 	//   fakeapi --bookmark-interval 5s --log-level debug

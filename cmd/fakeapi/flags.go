@@ -48,7 +48,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.BoolVar(&cfg.tls, "tls", false,
 		"serve https with a self-signed certificate made at start (the kubeconfig carries it); kubectl sends --token only over https")
 	fs.BoolVar(&cfg.sampleResources, "sample-resources", false,
-		"also serve the sample controller's resources (samplecontroller.k8s.io/v1alpha1 foos, apps/v1 deployments), for demo --server")
+		"also serve the sample controller's resources (samplecontroller.k8s.io/v1alpha1 foos, apps/v1 deployments, field types validated), for demo --server")
 	fs.StringVar(&cfg.kubeconfig, "write-kubeconfig", "",
 		"write a kubeconfig for this server (URL, certificate, token, context) to `path`, for kubectl --kubeconfig")
 	fs.StringVar(&cfg.logLevelText, "log-level", "info",
@@ -117,9 +117,10 @@ Examples:
   # https and a token, a free port, a tiny history so 410s come fast:
   fakeapi --addr 127.0.0.1:0 --tls --token s3cret --history 10 --write-kubeconfig kc.yaml
 
-  # Serve Foos and Deployments too, and run the demo's controller against it:
+  # Serve Foos and Deployments too, and run the demo's controller against it
+  # (this server has no Deployment controller: the demo plays it):
   fakeapi --sample-resources --write-kubeconfig /tmp/fakeapi.kubeconfig
-  go run ./cmd/demo --kubeconfig /tmp/fakeapi.kubeconfig
+  go run ./cmd/demo --kubeconfig /tmp/fakeapi.kubeconfig --simulate-deployments
 
   # Bookmarks every 5 seconds, debug logging:
   fakeapi --bookmark-interval 5s --log-level debug

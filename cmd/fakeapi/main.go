@@ -53,12 +53,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-	api := fakeapi.New(fakeapi.Options{
+	opts := fakeapi.Options{
 		HistoryLimit:     cfg.history,
 		BookmarkInterval: cfg.bookmarkInterval,
 		Token:            cfg.token,
 		Logger:           logger,
-	})
+	}
+	if cfg.sampleResources {
+		// The sample types are the schema of Foos and Deployments: a Foo
+		// with a string for spec.replicas is 422 Invalid, as with the CRD.
+		opts.Scheme = samplecontroller.NewScheme()
+	}
+	api := fakeapi.New(opts)
 	defer api.Close()
 	if cfg.sampleResources {
 		if err := samplecontroller.Register(api); err != nil {

@@ -397,3 +397,29 @@ func TestServerURLUsesLoopbackForUnspecifiedHosts(t *testing.T) {
 		})
 	}
 }
+
+// TestSampleResourcesAreValidatedAgainstTheirTypes checks that with
+// --sample-resources a Foo whose spec.replicas is a string is refused with
+// 422 Invalid naming the field, as a real server with the Foo CRD refuses
+// it, and a well-typed Foo is created.
+// Diagram: API. client-go: none (kube-apiserver's CRD schema validation).
+func TestSampleResourcesAreValidatedAgainstTheirTypes(t *testing.T) {
+	s := startRun(t, "--addr", "127.0.0.1:0", "--sample-resources")
+	post := func(replicas string) (int, string) {
+		body := `{"apiVersion":"samplecontroller.k8s.io/v1alpha1","kind":"Foo","metadata":{"name":"f` + fmt.Sprint(len(replicas)) +
+			`"},"spec":{"deploymentName":"web","replicas":` + replicas + `}}`
+		resp, err := http.Post(s.url+"/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(data)
+	}
+
+	badCode, badBody := post(`"three"`)
+	goodCode, goodBody := post(`3`)
+
+	assert.Equal(t, http.StatusUnprocessableEntity, badCode, badBody)
+	assert.Contains(t, badBody, `spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\"`)
+	assert.Equal(t, http.StatusCreated, goodCode, goodBody)
+}

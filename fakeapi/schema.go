@@ -1,0 +1,267 @@
+package fakeapi
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Schema validation. A real API server refuses an object whose fields have
+// the wrong JSON type (a string where its schema wants an integer) with 422
+// Invalid, before anything is stored:
+//
+//	spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"
+//
+// Without that, one bad object would reach every informer of its kind,
+// whose typed decoding would fail on it at every list: the cache would never
+// sync. fakeapi has no OpenAPI schemas; the Go type the Options.Scheme
+// registers for a kind is its schema. Every write of such a kind (create,
+// update, patch, /status, in-process and over HTTP) is checked against it:
+// each field's JSON type against the Go type of the field its json tag
+// names. Unknown fields and nulls are let through, as a decoder would let
+// them through; metadata is checked by validateMeta.
+
+// checkSchema validates u against the Go type the scheme registers for r's
+// kind, if any.
+func (s *Server) checkSchema(r *resource, u *unstructured.Unstructured) error {
+	if s.opts.Scheme == nil || !s.opts.Scheme.Recognizes(r.gvk()) {
+		return nil
+	}
+	obj, err := s.opts.Scheme.New(r.gvk())
+	if err != nil {
+		return nil // Recognizes said yes: not reached
+	}
+	t := reflect.TypeOf(obj)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var errs field.ErrorList
+	top := map[string]any{}
+	for k, v := range u.Object {
+		switch k {
+		case "apiVersion", "kind", "metadata": // checked elsewhere
+		default:
+			top[k] = v
+		}
+	}
+	checkValue(nil, top, t, &errs)
+	if len(errs) > 0 {
+		return errInvalid(r, u.GetName(), errs)
+	}
+	return nil
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// checkValue checks the JSON value v (as decoded into the canonical form)
+// against Go type t, appending one error per mismatch to errs.
+func checkValue(path *field.Path, v any, t reflect.Type, errs *field.ErrorList) {
+	if v == nil {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		// The type decodes itself (a timestamp, a quantity, int-or-string):
+		// ask it.
+		data, err := json.Marshal(v)
+		if err == nil {
+			err = json.Unmarshal(data, reflect.New(t).Interface())
+		}
+		if err != nil {
+			*errs = append(*errs, field.Invalid(path, jsonType(v), fmt.Sprintf("%s in body is not valid: %v", pathText(path), err)))
+		}
+		return
+	}
+	want := schemaType(t)
+	switch t.Kind() {
+	case reflect.Interface:
+		return // anything goes
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			break
+		}
+		for _, f := range jsonFields(t) {
+			if fv, present := m[f.name]; present {
+				checkValue(path.Child(f.name), fv, f.typ, errs)
+			}
+		}
+		return
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			checkValue(path.Key(k), m[k], t.Elem(), errs)
+		}
+		return
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			if _, ok := v.(string); ok { // []byte is base64 text
+				return
+			}
+			break
+		}
+		items, ok := v.([]any)
+		if !ok {
+			break
+		}
+		for i, item := range items {
+			checkValue(path.Index(i), item, t.Elem(), errs)
+		}
+		return
+	case reflect.String:
+		if _, ok := v.(string); ok {
+			return
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); ok {
+			return
+		}
+	case reflect.Float32, reflect.Float64:
+		switch v.(type) {
+		case int64, float64:
+			return
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := v.(int64)
+		if !ok {
+			break
+		}
+		if !fits(n, t) {
+			// The apiserver's format check: "must be of type int32".
+			*errs = append(*errs, field.Invalid(path, n, fmt.Sprintf("%s in body must be of type %s: %q", pathText(path), t.Kind(), fmt.Sprint(n))))
+		}
+		return
+	}
+	got := jsonType(v)
+	*errs = append(*errs, field.Invalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", pathText(path), want, got)))
+}
+
+// jsonField is one field of a struct as encoding/json sees it.
+type jsonField struct {
+	name string
+	typ  reflect.Type
+}
+
+// jsonFields lists the JSON fields of struct type t, with the fields of
+// embedded structs without a JSON name (metav1.TypeMeta, `json:",inline"`)
+// promoted, as encoding/json does.
+func jsonFields(t reflect.Type) []jsonField {
+	var out []jsonField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			out = append(out, jsonFields(ft)...)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, jsonField{name: name, typ: f.Type})
+	}
+	return out
+}
+
+// schemaType names the JSON type a Go type asks for, as an OpenAPI schema
+// would: integer, number, string, boolean, array or object.
+func schemaType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "string"
+		}
+		return "array"
+	}
+	return "object"
+}
+
+// jsonType names the JSON type of a canonical value, as the apiserver's
+// messages do.
+func jsonType(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int64:
+		return "integer"
+	case float64:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "null"
+}
+
+// fits reports whether n is in the range of integer type t.
+func fits(n int64, t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int8:
+		return n >= math.MinInt8 && n <= math.MaxInt8
+	case reflect.Int16:
+		return n >= math.MinInt16 && n <= math.MaxInt16
+	case reflect.Int32:
+		return n >= math.MinInt32 && n <= math.MaxInt32
+	case reflect.Uint8:
+		return n >= 0 && n <= math.MaxUint8
+	case reflect.Uint16:
+		return n >= 0 && n <= math.MaxUint16
+	case reflect.Uint32:
+		return n >= 0 && n <= math.MaxUint32
+	case reflect.Uint, reflect.Uint64:
+		return n >= 0
+	}
+	return true
+}
+
+// pathText is the path as the message names it ("<root>" for the whole
+// body, which never happens for a map-shaped object).
+func pathText(p *field.Path) string {
+	if p == nil {
+		return "<root>"
+	}
+	return p.String()
+}

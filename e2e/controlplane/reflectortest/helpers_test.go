@@ -26,6 +26,9 @@ import (
 // wait bounds every wait on the real server.
 const wait = 60 * time.Second
 
+// listAll is a list of the newest state.
+var listAll = metav1.ListOptions{}
+
 var (
 	configMaps   = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	podTemplates = schema.GroupVersionResource{Version: "v1", Resource: "podtemplates"}
@@ -280,7 +283,7 @@ func (s *waitStore) has(k string) bool {
 	return ok
 }
 
-// keys returns a copy of the Store's contents.
+// contents returns a copy of the Store's contents: key -> resourceVersion.
 func (s *waitStore) contents() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -289,6 +292,13 @@ func (s *waitStore) contents() map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// calls returns the recorded calls so far.
+func (s *waitStore) calls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.ops...)
 }
 
 // countPrefix counts the recorded calls that start with prefix.

@@ -57,7 +57,7 @@ func TestServerSendsBookmarksToAWatchThatAsks(t *testing.T) {
 func TestBookmarkMovesReflectorResourceVersionWithoutEvents(t *testing.T) {
 	quiet, busy := testenv.Namespace(t), testenv.Namespace(t)
 	lw := newRecordingLW(resource(t, configMaps, quiet))
-	store, log := newWaitStore(), newTransitions(t)
+	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
 	r := runReflector(t, lw, &corev1.ConfigMap{}, store, log,
 		reflector.Options{Name: "configmaps", MinWatchTimeout: 5 * time.Second})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.countPrefix("replace@") == 1 })

@@ -48,7 +48,7 @@ func TestWatchFromCompactedResourceVersionExpiresAndReflectorRelists(t *testing.
 	pts := resource(t, podTemplates, ns)
 	create(t, pts, newPodTemplate("one"))
 	lw := newRecordingLW(pts)
-	store, log := newWaitStore(), newTransitions(t)
+	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
 	r := runReflector(t, lw, &corev1.PodTemplate{}, store, log,
 		reflector.Options{Name: "podtemplates", MinWatchTimeout: 2 * time.Second})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.countPrefix("replace@") == 1 })
@@ -97,7 +97,7 @@ func TestPaginatedRelistAtCompactedResourceVersionFallsBackToNewest(t *testing.T
 		create(t, pts, newPodTemplate(name))
 	}
 	lw := newRecordingLW(pts)
-	store, log := newWaitStore(), newTransitions(t)
+	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
 	r := runReflector(t, lw, &corev1.PodTemplate{}, store, log,
 		reflector.Options{Name: "podtemplates", MinWatchTimeout: 2 * time.Second, PageSize: 2})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.countPrefix("replace@") == 1 })

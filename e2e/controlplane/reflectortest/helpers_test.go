@@ -3,7 +3,6 @@ package reflectortest
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -331,75 +330,11 @@ func (s *waitStore) waitFor(t *testing.T, d time.Duration, what string, cond fun
 	}
 }
 
-// transitions is a slog.Handler that records the Reflector's state
-// transitions (its Debug lines "reflector: state") and writes every line at
-// Info or above, and every transition, to the test's output.
-type transitions struct {
-	out slog.Handler
-
-	mu    *sync.Mutex // guards edges; shared by handlers derived with WithAttrs
-	edges *[]string   // "from -> to: cause"
-}
-
-func newTransitions(t *testing.T) *transitions {
-	return &transitions{
-		out:   slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}),
-		mu:    &sync.Mutex{},
-		edges: new([]string),
-	}
-}
-
-func (h *transitions) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h *transitions) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == "reflector: state" {
-		var from, to, cause string
-		r.Attrs(func(a slog.Attr) bool {
-			switch a.Key {
-			case "from":
-				from = a.Value.String()
-			case "to":
-				to = a.Value.String()
-			case "cause":
-				cause = a.Value.String()
-			}
-			return true
-		})
-		h.mu.Lock()
-		*h.edges = append(*h.edges, from+" -> "+to+": "+cause)
-		h.mu.Unlock()
-		return h.out.Handle(ctx, r)
-	}
-	if r.Level >= slog.LevelInfo {
-		return h.out.Handle(ctx, r)
-	}
-	return nil
-}
-
-func (h *transitions) WithAttrs(attrs []slog.Attr) slog.Handler {
-	c := *h
-	c.out = h.out.WithAttrs(attrs)
-	return &c
-}
-
-func (h *transitions) WithGroup(name string) slog.Handler {
-	c := *h
-	c.out = h.out.WithGroup(name)
-	return &c
-}
-
-// list returns the transitions so far.
-func (h *transitions) list() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]string(nil), *h.edges...)
-}
-
 // runReflector runs a Reflector for ConfigMaps-like objects of expected's type
 // on lw until the test ends, logging through log.
-func runReflector(t *testing.T, lw reflector.ListerWatcher, expected runtime.Object, store reflector.Store, log *transitions, opts reflector.Options) *reflector.Reflector {
+func runReflector(t *testing.T, lw reflector.ListerWatcher, expected runtime.Object, store reflector.Store, log *testenv.Transitions, opts reflector.Options) *reflector.Reflector {
 	t.Helper()
-	opts.Logger = slog.New(log)
+	opts.Logger = log.Logger()
 	r := reflector.New(lw, expected, store, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

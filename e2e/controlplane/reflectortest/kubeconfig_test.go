@@ -26,7 +26,7 @@ func TestKubeconfigWithCADataAndTokenListsAndWatches(t *testing.T) {
 	ns := testenv.Namespace(t)
 	cms := resource(t, configMaps, ns)
 	create(t, cms, newConfigMap("before"))
-	store, log := newWaitStore(), newTransitions(t)
+	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
 
 	runReflector(t, cms, &corev1.ConfigMap{}, store, log, reflector.Options{Name: "configmaps"})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.has(ns + "/before") })

@@ -27,7 +27,7 @@ func TestPaginatedListFollowsContinueTokens(t *testing.T) {
 		create(t, pts, newPodTemplate(fmt.Sprintf("pt-%02d", i)))
 	}
 	lw := newRecordingLW(pts)
-	store, log := newWaitStore(), newTransitions(t)
+	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
 
 	runReflector(t, lw, &corev1.PodTemplate{}, store, log, reflector.Options{Name: "podtemplates", PageSize: 10})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.countPrefix("replace@") == 1 })
@@ -61,7 +61,7 @@ func TestListAtZeroFromWatchCacheComesInOnePage(t *testing.T) {
 		create(t, cms, newConfigMap(fmt.Sprintf("cm-%02d", i)))
 	}
 	lw := newRecordingLW(cms)
-	store, log := newWaitStore(), newTransitions(t)
+	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
 
 	runReflector(t, lw, &corev1.ConfigMap{}, store, log, reflector.Options{Name: "configmaps", PageSize: 10})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.countPrefix("replace@") == 1 })

@@ -33,7 +33,7 @@ func TestConnectionRefusedBacksOffAndRecovers(t *testing.T) {
 	cms := resource(t, configMaps, ns)
 	create(t, cms, newConfigMap("before"))
 	lw := newRecordingLW(cms)
-	store, log := newWaitStore(), newTransitions(t)
+	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
 	runReflector(t, lw, &corev1.ConfigMap{}, store, log, reflector.Options{Name: "configmaps"})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.countPrefix("replace@") == 1 })
 	// An event through the watch before the outage: a watch that closes
@@ -67,12 +67,12 @@ func TestConnectionRefusedBacksOffAndRecovers(t *testing.T) {
 	last := outage[len(outage)-1].at.Sub(outage[len(outage)-2].at)
 	assert.GreaterOrEqual(t, last, 2*reflector.DefaultBackoff().Initial, "the delay grows")
 	backoffs := 0
-	for _, edge := range log.list() {
+	for _, edge := range log.List() {
 		if strings.Contains(edge, "-> backing off to") {
 			backoffs++
 		}
 	}
-	assert.GreaterOrEqual(t, backoffs, len(outage), "every refusal is followed by a backoff; transitions: %v", log.list())
+	assert.GreaterOrEqual(t, backoffs, len(outage), "every refusal is followed by a backoff; transitions: %v", log.List())
 	list, err := cms.List(t.Context(), listAll)
 	require.NoError(t, err)
 	server := map[string]string{}

@@ -22,7 +22,7 @@ func TestServerEndedWatchIsResumedWithoutRelist(t *testing.T) {
 	ns := testenv.Namespace(t)
 	cms := resource(t, configMaps, ns)
 	lw := newRecordingLW(cms)
-	store, log := newWaitStore(), newTransitions(t)
+	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
 	runReflector(t, lw, &corev1.ConfigMap{}, store, log,
 		reflector.Options{Name: "configmaps", MinWatchTimeout: 2 * time.Second})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.countPrefix("replace@") == 1 })
@@ -47,10 +47,10 @@ func TestServerEndedWatchIsResumedWithoutRelist(t *testing.T) {
 		prev = c.opts.ResourceVersion
 	}
 	rewatches := 0
-	for _, edge := range log.list() {
+	for _, edge := range log.List() {
 		if strings.HasPrefix(edge, "watching -> watching: watch ended; re-watching") {
 			rewatches++
 		}
 	}
-	assert.GreaterOrEqual(t, rewatches, 2, "transitions: %v", log.list())
+	assert.GreaterOrEqual(t, rewatches, 2, "transitions: %v", log.List())
 }

@@ -26,7 +26,7 @@ func TestStreamingListAgainstRealServer(t *testing.T) {
 		create(t, cms, newConfigMap(fmt.Sprintf("cm-%d", i)))
 	}
 	lw := newRecordingLW(cms)
-	store, log := newWaitStore(), newTransitions(t)
+	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
 
 	runReflector(t, lw, &corev1.ConfigMap{}, store, log, reflector.Options{Name: "configmaps", UseWatchList: true})
 	store.waitFor(t, wait, "the streamed list", func() bool { return store.countPrefix("replace@") == 1 })
@@ -42,7 +42,7 @@ func TestStreamingListAgainstRealServer(t *testing.T) {
 	assert.True(t, calls[0].opts.AllowWatchBookmarks)
 	assert.Equal(t, 1, store.countPrefix("replace@"))
 	assert.Len(t, store.contents(), 6)
-	for _, edge := range log.list() {
+	for _, edge := range log.List() {
 		assert.NotContains(t, edge, "falling back to a list", "the real server speaks the streaming list")
 	}
 }

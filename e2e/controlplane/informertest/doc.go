@@ -22,5 +22,5 @@
 //
 // TestMain starts one control plane for the package (testenv.Main).
 //
-// Run with: cd e2e/controlplane && go test -race ./informertest -run Convergence -v
+// Run with: cd e2e/controlplane && go test -race ./informertest -run Converges -v
 package informertest

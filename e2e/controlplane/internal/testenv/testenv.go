@@ -143,10 +143,18 @@ func Kubectl(t testing.TB, args ...string) string {
 // instead of failing, for commands that are meant to fail.
 func KubectlErr(t testing.TB, args ...string) (string, error) {
 	t.Helper()
+	return KubectlStdin(t, "", args...)
+}
+
+// KubectlStdin runs kubectl with stdin as its standard input (for "-f -"),
+// and returns its standard output and its error, which carries stderr.
+func KubectlStdin(t testing.TB, stdin string, args ...string) (string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	full := append([]string{"--kubeconfig", ControlPlane(t).KubeconfigPath, "--cache-dir", t.TempDir()}, args...)
 	cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", full...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

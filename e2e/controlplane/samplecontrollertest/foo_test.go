@@ -51,7 +51,7 @@ func available(n int32) func(*sc.Foo, bool) bool {
 // finalizer: the Deployment is deleted first, then the Foo goes.
 // Diagram: steps 6-9 against kube-apiserver. client-go: sample-controller against a cluster.
 func TestFooCreateScaleDeleteWithKubectl(t *testing.T) {
-	installCRD(t)
+	testenv.InstallFooCRD(t)
 	ns := testenv.Namespace(t)
 	runSampleController(t, ns)
 	c := typedClient(t)

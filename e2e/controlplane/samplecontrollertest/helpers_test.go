@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,19 +24,6 @@ import (
 
 // wait bounds every wait on the server or the controller.
 const wait = 60 * time.Second
-
-var crdOnce sync.Once
-
-// installCRD applies samplecontroller/testdata/foo-crd.yaml with kubectl,
-// once per test binary, and waits until the server serves Foos.
-func installCRD(t *testing.T) {
-	t.Helper()
-	crdOnce.Do(func() {
-		path := filepath.Join("..", "..", "..", "samplecontroller", "testdata", "foo-crd.yaml")
-		testenv.Kubectl(t, "apply", "-f", path)
-		testenv.Kubectl(t, "wait", "--for=condition=Established", "--timeout=60s", "crd/foos.samplecontroller.k8s.io")
-	})
-}
 
 // typedClient is a client whose Foos and Deployments come back typed.
 func typedClient(t *testing.T) *client.Client {

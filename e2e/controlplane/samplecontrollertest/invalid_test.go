@@ -20,7 +20,7 @@ import (
 // the name converges.
 // Diagram: step 9. client-go: sample-controller's validation, done by the CRD schema and the controller.
 func TestInvalidFooSpecIsRefusedBySchemaOrReportedByController(t *testing.T) {
-	installCRD(t)
+	testenv.InstallFooCRD(t)
 	ns := testenv.Namespace(t)
 	runSampleController(t, ns)
 	c := typedClient(t)

@@ -37,10 +37,12 @@ var shared *controlplane.ControlPlane
 // kube-apiserver and etcd (minutes); that happens before m.Run, so it does not
 // count against go test's -timeout.
 func Main(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(Run(m))
 }
 
-func run(m *testing.M) int {
+// Run is Main without the exit: it returns the exit code, for a TestMain
+// that has more to clean up.
+func Run(m *testing.M) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()

@@ -58,10 +58,10 @@ func TestBookmarkMovesReflectorResourceVersionWithoutEvents(t *testing.T) {
 	quiet, busy := testenv.Namespace(t), testenv.Namespace(t)
 	lw := newRecordingLW(resource(t, configMaps, quiet))
 	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
-	r := runReflector(t, lw, &corev1.ConfigMap{}, store, log,
+	runReflector(t, lw, &corev1.ConfigMap{}, store, log,
 		reflector.Options{Name: "configmaps", MinWatchTimeout: 5 * time.Second})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.countPrefix("replace@") == 1 })
-	listRV := r.LastSyncResourceVersion()
+	listRV := store.replacedAt()
 	lw.waitFor(t, wait, "the first watch", func(calls []call) bool { return len(calls) == 2 })
 
 	otherRV := create(t, resource(t, configMaps, busy), newConfigMap("elsewhere"))

@@ -49,10 +49,10 @@ func TestWatchFromCompactedResourceVersionExpiresAndReflectorRelists(t *testing.
 	create(t, pts, newPodTemplate("one"))
 	lw := newRecordingLW(pts)
 	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
-	r := runReflector(t, lw, &corev1.PodTemplate{}, store, log,
+	runReflector(t, lw, &corev1.PodTemplate{}, store, log,
 		reflector.Options{Name: "podtemplates", MinWatchTimeout: 2 * time.Second})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.countPrefix("replace@") == 1 })
-	listRV := r.LastSyncResourceVersion()
+	listRV := store.replacedAt()
 
 	rev := compactPastReflector(t, lw)
 	store.waitFor(t, wait, "the relist", func() bool { return store.countPrefix("replace@") == 2 })
@@ -98,10 +98,10 @@ func TestPaginatedRelistAtCompactedResourceVersionFallsBackToNewest(t *testing.T
 	}
 	lw := newRecordingLW(pts)
 	store, log := newWaitStore(), testenv.NewTransitions(t.Output())
-	r := runReflector(t, lw, &corev1.PodTemplate{}, store, log,
+	runReflector(t, lw, &corev1.PodTemplate{}, store, log,
 		reflector.Options{Name: "podtemplates", MinWatchTimeout: 2 * time.Second, PageSize: 2})
 	store.waitFor(t, wait, "the initial list", func() bool { return store.countPrefix("replace@") == 1 })
-	listRV := r.LastSyncResourceVersion()
+	listRV := store.replacedAt()
 
 	rev := compactPastReflector(t, lw)
 	store.waitFor(t, wait, "the relist", func() bool { return store.countPrefix("replace@") == 2 })
@@ -121,5 +121,5 @@ func TestPaginatedRelistAtCompactedResourceVersionFallsBackToNewest(t *testing.T
 	assert.Equal(t, "", lists[2].opts.ResourceVersion, "the fallback lists the newest state")
 	assert.NoError(t, lists[2].err)
 	assert.Len(t, store.contents(), 3)
-	assert.True(t, rvAtLeast(r.LastSyncResourceVersion(), listRV))
+	assert.True(t, rvAtLeast(store.replacedAt(), listRV), "the relist is at or past the first list")
 }

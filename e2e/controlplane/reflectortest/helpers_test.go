@@ -300,6 +300,21 @@ func (s *waitStore) calls() []string {
 	return append([]string(nil), s.ops...)
 }
 
+// replacedAt returns the resourceVersion of the last Replace ("" if none).
+// A test reads the list's resourceVersion here rather than from the
+// Reflector, which records it only after Replace has returned.
+func (s *waitStore) replacedAt() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.ops) - 1; i >= 0; i-- {
+		if rest, ok := strings.CutPrefix(s.ops[i], "replace@"); ok {
+			rv, _, _ := strings.Cut(rest, " ")
+			return rv
+		}
+	}
+	return ""
+}
+
 // countPrefix counts the recorded calls that start with prefix.
 func (s *waitStore) countPrefix(prefix string) int {
 	s.mu.Lock()

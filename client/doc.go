@@ -82,5 +82,6 @@
 //
 // Run Example (go test ./client -run Example -v), then the reflector package, which
 // drives a [ResourceClient] as its ListerWatcher. docs/client.md says how to point the
-// tests at a kind or minikube cluster.
+// tests at a real API server: no cluster? cd e2e/controlplane && go run ./cmd/controlplane
+// builds and starts kube-apiserver and etcd; kind and minikube work too.
 package client

@@ -142,8 +142,10 @@
 //     nothing else.
 //   - Leader election: no jitter on retries (exact timings in tests), and the
 //     lease is always released on a clean stop (client-go's ReleaseOnCancel),
-//     only after the controllers have stopped. On a lost lease the Manager
-//     stops its controllers and returns, instead of exiting the process.
+//     only after the controllers have stopped, even when the last renewal's
+//     answer was lost (a Conflict makes it read the lease again; client-go
+//     gives up). On a lost lease the Manager stops its controllers and
+//     returns, instead of exiting the process.
 //   - The Manager stops its runnables in exact reverse start order
 //     (controllers before the other runnables; upstream stops the others
 //     first), and waits for its cache to sync for at most CacheSyncTimeout.

@@ -266,24 +266,57 @@ func (le *leaderElector) observe(obj runtime.Object, now time.Time) bool {
 // need not wait for it to expire: holder cleared, duration 1s. Call it only
 // after everything that ran under the lease has stopped, and never
 // concurrently with run.
+//
+// The lease it remembers can be one version behind the server's: a renewal
+// cancelled by the stop may have been applied without its answer arriving.
+// The release is then refused with a Conflict, and release reads the lease
+// again: if it still names this candidate, it releases that version; if it
+// names another, there is nothing to give up.
 func (le *leaderElector) release(ctx context.Context) {
 	if !le.isLeading() || le.observed == nil {
 		return
 	}
 	le.setLeading(false)
-	now := time.Now().Round(0).Truncate(time.Microsecond)
-	update := le.observed.DeepCopy()
-	writeLease(update, leaseRecord{
-		leaseDurationSeconds: 1,
-		acquireTime:          now,
-		renewTime:            now,
-		leaseTransitions:     le.observedRecord.leaseTransitions,
-	})
-	if _, err := le.client.Update(ctx, update, metav1.UpdateOptions{}); err != nil {
+	err := le.releaseVersion(ctx, le.observed, le.observedRecord)
+	if apierrors.IsConflict(err) {
+		err = le.releaseLatest(ctx)
+	}
+	if err != nil {
 		le.logger.Info("could not release the lease; successors wait for it to expire", "err", err)
 		return
 	}
 	le.logger.Info("released the lease")
+}
+
+// releaseLatest reads the lease and releases it if this candidate holds it.
+func (le *leaderElector) releaseLatest(ctx context.Context) error {
+	obj, err := le.client.Get(ctx, le.name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	lease, rec, err := readLease(obj)
+	if err != nil {
+		return err
+	}
+	if rec.holderIdentity != le.identity {
+		return fmt.Errorf("controller: lease %s is held by %q now, not by this candidate", le.name, rec.holderIdentity)
+	}
+	return le.releaseVersion(ctx, lease, rec)
+}
+
+// releaseVersion writes the released record over lease, a version whose
+// record is rec; the update fails with a Conflict if the lease has moved on.
+func (le *leaderElector) releaseVersion(ctx context.Context, lease *unstructured.Unstructured, rec leaseRecord) error {
+	now := time.Now().Round(0).Truncate(time.Microsecond)
+	update := lease.DeepCopy()
+	writeLease(update, leaseRecord{
+		leaseDurationSeconds: 1,
+		acquireTime:          now,
+		renewTime:            now,
+		leaseTransitions:     rec.leaseTransitions,
+	})
+	_, err := le.client.Update(ctx, update, metav1.UpdateOptions{})
+	return err
 }
 
 // equal compares two records field by field.

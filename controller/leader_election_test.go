@@ -162,6 +162,58 @@ func TestLeaderThatCannotRenewStopsBeforeSuccessorStarts(t *testing.T) {
 	})
 }
 
+// lostReply is a LeaseClient whose next Update, once armed, reaches the
+// server but whose answer is lost on the way back, as when the caller's
+// context is cancelled while the request is in flight.
+type lostReply struct {
+	controller.LeaseClient
+	armed atomic.Bool
+}
+
+func (l *lostReply) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	out, err := l.LeaseClient.Update(ctx, obj, opts)
+	if err == nil && l.armed.CompareAndSwap(true, false) {
+		return nil, context.Canceled
+	}
+	return out, err
+}
+
+// TestReleaseAfterRenewalWithLostAnswerStillReleases: the leader's last
+// renewal reached the server but its answer was lost, so the lease it
+// remembers is one version behind and its release is refused with a
+// Conflict. It reads the lease again, finds itself still the holder, and
+// releases that: the successor takes over at its next attempt instead of
+// waiting out the lease duration. (Seen against a real kube-apiserver, where
+// stopping the leader cancels a renewal in flight.)
+// Diagram: steps 7-9 (who runs them). client-go: tools/leaderelection LeaderElector.release (which gives up on any error).
+func TestReleaseAfterRenewalWithLostAnswerStillReleases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		leases := srv.Resource(leaseGVR).Namespace("kube-system")
+		aLeases := &lostReply{LeaseClient: leases}
+		a := newCandidate(t, srv, "a", aLeases)
+		b := newCandidate(t, srv, "b", leases)
+		stopA := runManager(t, a.m)
+		synctest.Wait()
+		require.True(t, isElected(a.m))
+		runManager(t, b.m)
+		aLeases.armed.Store(true)
+		time.Sleep(controller.DefaultRetryPeriod) // a renews; the server applies it; a never hears back
+		synctest.Wait()
+		require.False(t, aLeases.armed.Load(), "the renewal happened")
+
+		stoppedAt := time.Now()
+		require.NoError(t, stopA())
+		<-b.m.Elected()
+		tookOver := time.Since(stoppedAt)
+
+		assert.LessOrEqual(t, tookOver, controller.DefaultRetryPeriod, "released: no need to wait for expiry")
+		holder, transitions := leaseSpec(t, srv)
+		assert.Equal(t, "b", holder)
+		assert.Equal(t, int64(1), transitions)
+	})
+}
+
 // TestLeaderElectionOptionsAreValidated: durations must nest (lease >
 // renew deadline > retry), and the lease needs a client and a name.
 // Diagram: none. client-go: tools/leaderelection.NewLeaderElector validation.

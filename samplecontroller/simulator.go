@@ -10,11 +10,13 @@ import (
 )
 
 // DeploymentSimulator stands in for the Deployment controller of
-// kube-controller-manager, which fakeapi does not have: it reports every
-// Deployment's spec.replicas as available at once, by writing
-// status.availableReplicas and status.observedGeneration through the status
-// subresource. Without it a Foo's status would stay at 0 available for
-// ever on fakeapi.
+// kube-controller-manager, which fakeapi does not have (nor does a bare
+// kube-apiserver, such as e2e/controlplane's): it reports every
+// Deployment's spec.replicas pods as there, updated, ready and available at
+// once, by writing status.replicas, updatedReplicas, readyReplicas,
+// availableReplicas and observedGeneration through the status subresource
+// (a real API server refuses more available than ready, or than replicas).
+// Without it a Foo's status would stay at 0 available for ever.
 //
 // It is a Reconciler like any other, with its own controller
 // (SimulatorControllerName) watching Deployments. It writes only when the
@@ -22,9 +24,10 @@ import (
 // update event, ends there. It creates no pods and knows nothing of
 // rollouts.
 //
-// Never run it against a real cluster: the real Deployment controller
-// owns that status, and the simulator's status writes (of the Deployment
-// subset type) would replace the real status fields it does not know.
+// Never run it against a cluster with kube-controller-manager: the real
+// Deployment controller owns that status, and the simulator's status writes
+// (of the Deployment subset type) would replace the real status fields it
+// does not know.
 //
 // client-go: none (kube-controller-manager's deployment controller, reduced
 // to one line of arithmetic).
@@ -51,10 +54,11 @@ func (s *DeploymentSimulator) Reconcile(ctx context.Context, req controller.Requ
 	if dep.DeletionTimestamp != nil {
 		return controller.Result{}, nil
 	}
-	want := DeploymentStatus{ObservedGeneration: dep.Generation, AvailableReplicas: 1}
+	n := int32(1)
 	if dep.Spec.Replicas != nil {
-		want.AvailableReplicas = *dep.Spec.Replicas
+		n = *dep.Spec.Replicas
 	}
+	want := DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n}
 	if dep.Status == want {
 		return controller.Result{}, nil
 	}

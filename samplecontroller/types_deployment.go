@@ -60,9 +60,19 @@ type Container struct {
 // DeploymentSimulator) last observed.
 //
 // client-go: k8s.io/api/apps/v1.DeploymentStatus (a subset).
+//
+// A real API server validates the counts against each other: none may
+// exceed Replicas, and AvailableReplicas may not exceed ReadyReplicas. A
+// status with AvailableReplicas alone is refused.
 type DeploymentStatus struct {
 	// ObservedGeneration is the metadata.generation this status describes.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Replicas is how many pods the Deployment has.
+	Replicas int32 `json:"replicas,omitempty"`
+	// UpdatedReplicas is how many of them run the current pod template.
+	UpdatedReplicas int32 `json:"updatedReplicas,omitempty"`
+	// ReadyReplicas is how many of them are ready.
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
 	// AvailableReplicas is how many pods are up and available.
 	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
 }

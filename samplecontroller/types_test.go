@@ -104,8 +104,9 @@ func filterInfos(infos []fakeapi.ResourceInfo) []fakeapi.ResourceInfo {
 
 // TestCRDManifestMatchesTypes: testdata/foo-crd.yaml, the CRD a real cluster
 // needs, names the group, version, kinds and scope the Go code uses, has a
-// status subresource, defaults replicas to DefaultReplicas, and declares
-// exactly the JSON fields of FooSpec and FooStatus.
+// status subresource, defaults replicas to DefaultReplicas, declares
+// exactly the JSON fields of FooSpec and FooStatus, and carries the
+// api-approved.kubernetes.io annotation its protected group requires.
 // Diagram: API. client-go: sample-controller artifacts/examples/crd.yaml.
 func TestCRDManifestMatchesTypes(t *testing.T) {
 	data, err := os.ReadFile("testdata/foo-crd.yaml")
@@ -119,6 +120,8 @@ func TestCRDManifestMatchesTypes(t *testing.T) {
 	assert.Equal(t, "apiextensions.k8s.io/v1", crd.APIVersion)
 	assert.Equal(t, "CustomResourceDefinition", crd.Kind)
 	assert.Equal(t, sc.FoosGVR.Resource+"."+sc.FoosGVR.Group, crd.Metadata.Name)
+	assert.NotEmpty(t, crd.Metadata.Annotations["api-approved.kubernetes.io"],
+		"a group under k8s.io is protected: a real API server refuses the CRD without the annotation")
 	assert.Equal(t, sc.FooGroupVersion.Group, crd.Spec.Group)
 	assert.Equal(t, sc.FooGroupVersion.Version, version.Name)
 	assert.Equal(t, sc.FooResource.Kind, crd.Spec.Names.Kind)

@@ -132,7 +132,7 @@ func seed(ctx context.Context, srv *fakeapi.Server) error {
 	if !ok {
 		return fmt.Errorf("demo: the server returned %T for a Deployment", out)
 	}
-	dep.Status = sc.DeploymentStatus{ObservedGeneration: dep.Generation, AvailableReplicas: 1}
+	dep.Status = sc.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
 	if _, err := deps.UpdateStatus(ctx, dep, metav1.UpdateOptions{}); err != nil {
 		return err
 	}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package demotest
+
+const raceEnabled = false

@@ -1,0 +1,167 @@
+// Package testenv is what every test package of this module shares: one
+// control plane per test binary ([Main]), started before the tests and stopped
+// after them, a fresh namespace per test ([Namespace]), a client built from
+// the control plane's kubeconfig ([Client]), and kubectl ([Kubectl]).
+//
+// The control plane has no kube-controller-manager, so a deleted namespace
+// stays Terminating: tests never share a namespace, and never wait for one
+// to go away.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/client"
+	"github.com/informerlab/informerlab/e2e/controlplane"
+)
+
+// shared is the control plane Main started; nil outside Main.
+var shared *controlplane.ControlPlane
+
+// Main starts one control plane, runs the tests, stops the control plane and
+// exits. Call it from TestMain. The first run on a machine builds
+// kube-apiserver and etcd (minutes); that happens before m.Run, so it does not
+// count against go test's -timeout.
+func Main(m *testing.M) {
+	os.Exit(Run(m))
+}
+
+// Run is Main without the exit: it returns the exit code, for a TestMain
+// that has more to clean up.
+func Run(m *testing.M) int {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	cp, err := controlplane.Start(ctx, controlplane.Options{Logger: logger})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		return 1
+	}
+	shared = cp
+	code := m.Run()
+	if err := cp.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "testenv: stop:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// ControlPlane returns the control plane Main started.
+func ControlPlane(t testing.TB) *controlplane.ControlPlane {
+	t.Helper()
+	require.NotNil(t, shared, "testenv: no control plane: call testenv.Main from TestMain")
+	return shared
+}
+
+// Scheme returns a scheme with the core/v1 types: ConfigMaps, PodTemplates,
+// Namespaces, Events and the rest decode into their Go types.
+func Scheme(t testing.TB) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	require.NoError(t, corev1.AddToScheme(s))
+	return s
+}
+
+// Client returns a client for the control plane, configured from its
+// kubeconfig (server, certificate-authority-data, token) by
+// client.LoadKubeconfig, with scheme (nil: everything unstructured).
+func Client(t testing.TB, scheme *runtime.Scheme) *client.Client {
+	t.Helper()
+	cfg, err := client.LoadKubeconfig(ControlPlane(t).KubeconfigPath)
+	require.NoError(t, err)
+	c, err := client.New(cfg, scheme)
+	require.NoError(t, err)
+	return c
+}
+
+// Namespace creates a namespace for this test alone, named after it, and
+// deletes it when the test ends (it then stays Terminating: nothing finalizes
+// namespaces without kube-controller-manager).
+func Namespace(t testing.TB) string {
+	t.Helper()
+	name := namespaceName(t.Name())
+	nss := Client(t, nil).Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
+	ns := &corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := nss.Create(ctx, ns, metav1.CreateOptions{})
+	require.NoError(t, err, "create namespace %s", name)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = nss.Delete(ctx, name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
+// namespaceName turns a test name into a valid, unique namespace name:
+// lower case letters, digits and dashes, at most 63 characters.
+func namespaceName(test string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(test) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	base := strings.Trim(b.String(), "-")
+	if len(base) > 50 {
+		base = strings.TrimRight(base[:50], "-")
+	}
+	return base + "-" + strings.ToLower(rand.Text()[:8])
+}
+
+// Kubectl runs /usr/bin/kubectl against the control plane and returns its
+// standard output; a failure fails the test with kubectl's output.
+func Kubectl(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := KubectlErr(t, args...)
+	require.NoError(t, err, "kubectl %s", strings.Join(args, " "))
+	return out
+}
+
+// KubectlErr runs kubectl like Kubectl but returns its error (with stderr)
+// instead of failing, for commands that are meant to fail.
+func KubectlErr(t testing.TB, args ...string) (string, error) {
+	t.Helper()
+	return KubectlStdin(t, "", args...)
+}
+
+// KubectlStdin runs kubectl with stdin as its standard input (for "-f -"),
+// and returns its standard output and its error, which carries stderr.
+func KubectlStdin(t testing.TB, stdin string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	full := append([]string{"--kubeconfig", ControlPlane(t).KubeconfigPath, "--cache-dir", t.TempDir()}, args...)
+	cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", full...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("testenv: kubectl %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out), nil
+}

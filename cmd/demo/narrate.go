@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/informerlab/informerlab/internal/pipelineweb"
 )
 
 // Step tags, one per box of the diagram a line describes.
@@ -59,6 +61,11 @@ type narrator struct {
 	// buffered (deterministic mode) holds step lines until flush, which the
 	// gate calls each time everything has settled.
 	buffered bool
+
+	// web, when set, hears what the narrator hears: the controller's
+	// Observer events and the informers' trace (world.go), for the page of
+	// --web (web.go).
+	web *pipelineweb.Recorder
 
 	mu  sync.Mutex // guards out, lines and held
 	out io.Writer

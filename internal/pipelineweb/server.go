@@ -24,7 +24,8 @@ var assets embed.FS
 //	GET  /api/events           Server-Sent Events: hello, batch, dropped, state
 //	GET  /api/state            the Model's snapshot, with the valve and Status
 //	GET  /api/object?kind&key  one cached object as YAML
-//	POST /api/control          an Action, as JSON
+//	POST /api/control          an Action, as JSON: {"message"} when done,
+//	                           {"error"} when refused, 400 when malformed
 //
 // It is safe for concurrent use; make it with [NewServer].
 type Server struct {
@@ -152,7 +153,10 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("pipelineweb: unknown action %q", a.Name)})
 		return
 	case err != nil:
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		// The request was fine and the action refused (a Foo that does not
+		// exist, Step while not paused): the page shows why. 200, so that a
+		// browser does not log a refusal as a failed request.
+		writeJSON(w, http.StatusOK, map[string]string{"error": err.Error()})
 		return
 	}
 	if handled {

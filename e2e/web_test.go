@@ -108,9 +108,11 @@ func TestWebFailingReconcileShowsRetriesWithGrowingDelays(t *testing.T) {
 	p.waitFor(t, "Foo default/web to be reconciled", `document.querySelectorAll('#steps-strip li.done').length === 9 && document.querySelector('#timeline li[data-op="reconcile"]') !== null`, 5*time.Second)
 
 	p.click(t, "btn-fail")
-	p.waitFor(t, "four retries", `document.querySelectorAll('#timeline li[data-op="backoff"]').length >= 4`, 10*time.Second)
+	p.waitFor(t, "seven retries", `document.querySelectorAll('#timeline li[data-op="backoff"]').length >= 7`, 10*time.Second)
+	p.waitFor(t, "the workqueue panel to show a retry's next attempt", `document.getElementById('queues').textContent.includes('next attempt at')`, 5*time.Second)
+	p.screenshot(t, "retry-waiting")
 	p.waitFor(t, "the Reconcile to succeed after its failures",
-		`(() => { const l = [...document.querySelectorAll('#timeline li[data-op="reconcile"]')].pop(); return l && !l.classList.contains('error') && document.querySelectorAll('#timeline li[data-op="backoff"]').length >= 6; })()`, 10*time.Second)
+		`(() => { const l = [...document.querySelectorAll('#timeline li[data-op="reconcile"]')].pop(); return l && !l.classList.contains('error') && document.querySelectorAll('#timeline li[data-op="backoff"]').length >= 10; })()`, 15*time.Second)
 	p.screenshot(t, "retry-backoff")
 
 	delays := eval[[]float64](t, p, `[...document.querySelectorAll('#timeline li[data-op="backoff"]')].map(li => Number(li.dataset.delay))`)
@@ -119,7 +121,7 @@ func TestWebFailingReconcileShowsRetriesWithGrowingDelays(t *testing.T) {
 		assert.Greater(t, delays[i], delays[i-1], "each retry waits longer: %v", delays)
 	}
 	queues := eval[string](t, p, `document.getElementById('queues').textContent`)
-	assert.Contains(t, queues, "error 6", "the workqueue panel counts the failed Reconciles")
+	assert.Contains(t, queues, "error 10", "the workqueue panel counts the failed Reconciles")
 	assert.Empty(t, p.consoleErrors())
 }
 

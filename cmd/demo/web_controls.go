@@ -43,8 +43,9 @@ type webControls struct {
 // maxReplicas bounds the replicas the page asks for.
 const maxReplicas = 10
 
-// failedPatches is how many patches "make Reconcile fail" fails.
-const failedPatches = 6
+// failedPatches is how many patches "make Reconcile fail" fails: the tenth
+// retry waits 2.56s, long enough to watch the countdown.
+const failedPatches = 10
 
 func (c *webControls) Info() pipelineweb.Info { return c.info }
 

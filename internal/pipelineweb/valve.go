@@ -111,13 +111,6 @@ func (v *Valve) State() ValveState {
 	return ValveState{Paused: v.paused, Held: v.waiting, SpacingMS: float64(v.spacing) / float64(time.Millisecond)}
 }
 
-// Changed returns a channel closed at the next change of the valve's state.
-func (v *Valve) Changed() <-chan struct{} {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.changedLocked()
-}
-
 func (v *Valve) set(f func()) {
 	v.mu.Lock()
 	defer v.mu.Unlock()

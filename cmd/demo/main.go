@@ -308,6 +308,7 @@ Examples:
   demo --no-color | less                 # plain text (NO_COLOR=1 works too)
   demo --verbose --scenario basics       # with object diffs and the simulator's steps
   demo --web                             # a live page of the diagram at http://127.0.0.1:8080/
+  demo --web --web-addr 127.0.0.1:9090   # the page on another port
   demo --server http://127.0.0.1:8080    # narrate a running cmd/fakeapi (watch-only: configmaps)
   demo --kubeconfig ~/.kube/config --resource deployments.v1.apps --namespace default
                                          # narrate a real cluster; with the Foo CRD installed

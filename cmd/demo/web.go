@@ -111,8 +111,7 @@ func webEmbeddedWorld(ctx context.Context, n *narrator, ctl *webControls) (*worl
 		return nil, err
 	}
 	ctl.namespace = ns
-	ctl.foos = ctl.you("Foo", srv.Resource(sc.FoosGVR).Namespace(ns))
-	ctl.deps = ctl.you("Deployment", srv.Resource(sc.DeploymentsGVR).Namespace(ns))
+	ctl.setHandles(srv.Resource(sc.FoosGVR).Namespace(ns), srv.Resource(sc.DeploymentsGVR).Namespace(ns))
 	ctl.info = pipelineweb.Info{Mode: "the embedded fakeapi", Namespace: ns, Faults: true, Scenarios: webScenarios()}
 	return w, nil
 }
@@ -150,8 +149,7 @@ func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControl
 		return nil, err
 	}
 	ctl.namespace = cmpOr(o.namespace, "default")
-	ctl.foos = ctl.you("Foo", c.Resource(sc.FoosGVR).Namespace(ctl.namespace))
-	ctl.deps = ctl.you("Deployment", c.Resource(sc.DeploymentsGVR).Namespace(ctl.namespace))
+	ctl.setHandles(c.Resource(sc.FoosGVR).Namespace(ctl.namespace), c.Resource(sc.DeploymentsGVR).Namespace(ctl.namespace))
 	ctl.info = pipelineweb.Info{Mode: "the cluster at " + cfg.Server, Namespace: ctl.namespace}
 	return w, nil
 }

@@ -28,6 +28,9 @@ type webControls struct {
 	srv       *fakeapi.Server // nil against a remote server: no faults
 	foos      sc.Resource     // your handles, in namespace
 	deps      sc.Resource
+	// storyFoos and storyDeps are the same for the scenarios, whose
+	// chapters narrate their writes themselves.
+	storyFoos, storyDeps sc.Resource
 	namespace string
 	info      pipelineweb.Info
 	// runCtx is the run's context: scenarios outlive the request that
@@ -128,9 +131,11 @@ func validName(name string) error {
 	return nil
 }
 
-// fault publishes a fault on the page and returns its description.
+// fault publishes a fault on the page and the terminal, and returns its
+// description.
 func (c *webControls) fault(text string) string {
 	c.rec.Publish(pipelineweb.Event{Op: pipelineweb.OpFault, Tag: pipelineweb.TagStory, Text: text})
+	c.n.step(tagStory, "%s", text)
 	return text
 }
 
@@ -175,8 +180,9 @@ func (c *webControls) silentDelete(ctx context.Context, a pipelineweb.Action) (s
 	if err := c.srv.SilentResource(gvr).Namespace(c.namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		return "", fmt.Errorf("demo: silent delete %s %s/%s: %s", kind, c.namespace, name, errorSummary(err))
 	}
-	c.rec.Publish(pipelineweb.Event{Op: pipelineweb.OpYou, Tag: pipelineweb.TagWrite, Kind: kind, Key: c.namespace + "/" + name, Verb: "delete",
-		Text: fmt.Sprintf("you: DELETE (no watch event) %s %s/%s", kind, c.namespace, name)})
+	text := fmt.Sprintf("you: DELETE (no watch event) %s %s/%s", kind, c.namespace, name)
+	c.rec.Publish(pipelineweb.Event{Op: pipelineweb.OpYou, Tag: pipelineweb.TagWrite, Kind: kind, Key: c.namespace + "/" + name, Verb: "delete", Text: text})
+	c.n.line(stageStory, 0, tagWrite, "%s", text)
 	return c.fault(fmt.Sprintf("%s %s/%s was deleted without a watch event: the cache still holds it until a relist (press Compact) finds it gone and queues a tombstone", kind, c.namespace, name)), nil
 }
 
@@ -227,7 +233,7 @@ func (c *webControls) play(name string) (string, error) {
 	}
 	c.scenario = name
 	c.mu.Unlock()
-	s := &story{srv: c.srv, w: c.w, n: c.n, g: c.w.g, foos: c.foos, deps: c.deps, pause: 1500 * time.Millisecond}
+	s := &story{srv: c.srv, w: c.w, n: c.n, g: c.w.g, foos: c.storyFoos, deps: c.storyDeps, pause: 1500 * time.Millisecond}
 	c.scenarios.Go(func() {
 		defer func() {
 			c.mu.Lock()
@@ -235,13 +241,17 @@ func (c *webControls) play(name string) (string, error) {
 			c.mu.Unlock()
 		}()
 		err := c.playChapters(s, names)
+		var end string
 		switch {
 		case err == nil:
-			c.story(fmt.Sprintf("Scenario %q: the end.", name), "")
+			end = fmt.Sprintf("Scenario %q: the end.", name)
 		case errors.Is(err, context.Canceled):
+			return
 		default:
-			c.story(fmt.Sprintf("Scenario %q stopped: %v", name, err), "")
+			end = fmt.Sprintf("Scenario %q stopped: %v", name, err)
 		}
+		c.story(end, "")
+		c.n.say("\n%s", end)
 	})
 	return fmt.Sprintf("playing scenario %q", name), nil
 }
@@ -275,16 +285,21 @@ func (c *webControls) story(title, explanation string) {
 	c.rec.Publish(pipelineweb.Event{Op: pipelineweb.OpStory, Tag: pipelineweb.TagStory, Text: text})
 }
 
-// you wraps one of your handles so that its writes appear on the page.
-func (c *webControls) you(kind string, r sc.Resource) sc.Resource {
-	return youResource{Resource: r, kind: kind, c: c}
+// setHandles sets your handles of Foos and Deployments in the namespace.
+func (c *webControls) setHandles(foos, deps sc.Resource) {
+	c.foos = youResource{Resource: foos, kind: "Foo", c: c, narrate: true}
+	c.deps = youResource{Resource: deps, kind: "Deployment", c: c, narrate: true}
+	c.storyFoos = youResource{Resource: foos, kind: "Foo", c: c}
+	c.storyDeps = youResource{Resource: deps, kind: "Deployment", c: c}
 }
 
-// youResource publishes every write made through it as yours.
+// youResource publishes every write made through it as yours, on the page,
+// and with narrate on the terminal too.
 type youResource struct {
 	sc.Resource
-	kind string
-	c    *webControls
+	kind    string
+	c       *webControls
+	narrate bool
 }
 
 func (r youResource) said(verb, name string, out runtime.Object, err error) {
@@ -301,6 +316,9 @@ func (r youResource) said(verb, name string, out runtime.Object, err error) {
 	}
 	e.Text = text
 	r.c.rec.Publish(e)
+	if r.narrate {
+		r.c.n.line(stageStory, 0, tagWrite, "%s", text)
+	}
 }
 
 func (r youResource) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {

@@ -22,17 +22,17 @@ import (
 // fakeapi can inject, and the scenarios of the story. It publishes what it
 // does on the page.
 type webControls struct {
-	rec       *pipelineweb.Recorder
-	n         *narrator
-	w         *world
-	srv       *fakeapi.Server // nil against a remote server: no faults
-	foos      sc.Resource     // your handles, in namespace
-	deps      sc.Resource
+	rec  *pipelineweb.Recorder
+	n    *narrator
+	w    *world
+	srv  *fakeapi.Server // nil against a remote server: no faults
+	foos sc.Resource     // your handles, in namespace
+	deps sc.Resource
 	// storyFoos and storyDeps are the same for the scenarios, whose
 	// chapters narrate their writes themselves.
 	storyFoos, storyDeps sc.Resource
-	namespace string
-	info      pipelineweb.Info
+	namespace            string
+	info                 pipelineweb.Info
 	// runCtx is the run's context: scenarios outlive the request that
 	// started them.
 	runCtx context.Context

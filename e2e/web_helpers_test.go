@@ -215,6 +215,18 @@ func (p *browserPage) screenshot(t *testing.T, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
+// viewport saves what the window shows now as name.png, as screenshot does.
+func (p *browserPage) viewport(t *testing.T, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	require.NoError(t, err)
+	path := filepath.Join(t.ArtifactDir(), name+".png")
+	require.NoError(t, os.WriteFile(path, png, 0o644))
+	t.Logf("screenshot: %s", path)
+}
+
 // count counts the nodes matching a CSS selector.
 func (p *browserPage) count(t *testing.T, selector string) int {
 	t.Helper()

@@ -43,6 +43,8 @@ func TestWebCreateFooShowsStepsOneToNineInOrder(t *testing.T) {
 	p.setValue(t, "foo-name", "lab")
 	p.click(t, "btn-create")
 	p.waitFor(t, "steps 1 to 9 for Foo default/lab", `document.querySelectorAll('#steps-strip li.done').length === 9`, 5*time.Second)
+	p.waitFor(t, "tokens on their way", `document.querySelectorAll('#tokens .token').length >= 3`, 5*time.Second)
+	p.viewport(t, "create-foo-in-flight")
 	p.waitFor(t, "a Reconcile outcome", `document.querySelector('#timeline li[data-op="reconcile"]') !== null`, 5*time.Second)
 	p.screenshot(t, "create-foo")
 
@@ -177,5 +179,26 @@ func TestWebEveryControlIsReachableByTabAndWorksWithEnter(t *testing.T) {
 	p.screenshot(t, "object-yaml")
 	p.key(t, kb.Escape)
 	p.waitFor(t, "the dialog to close", `!document.getElementById('object-dialog').open`, 5*time.Second)
+	assert.Empty(t, p.consoleErrors())
+}
+
+// TestWebOnAClusterHidesTheFaultsThatNeedFakeapi runs `demo --web
+// --kubeconfig` against cmd/fakeapi serving Foos, as against a real
+// cluster: the page names the server, hides the faults and scenarios
+// (they need the embedded fakeapi), and a Foo created from the page still
+// crosses steps 1 to 9.
+// Diagram: steps 1-9. client-go: none.
+func TestWebOnAClusterHidesTheFaultsThatNeedFakeapi(t *testing.T) {
+	api := startFakeapi(t, "--sample-resources")
+	p := openPage(t, startWebDemo(t, "--kubeconfig", api.Kubeconfig))
+
+	p.setValue(t, "foo-name", "remote")
+	p.click(t, "btn-create")
+	p.waitFor(t, "steps 1 to 9 for Foo default/remote", `document.querySelectorAll('#steps-strip li.done').length === 9`, 10*time.Second)
+	p.screenshot(t, "cluster")
+
+	mode := eval[string](t, p, `document.getElementById('mode').textContent`)
+	assert.Equal(t, "the cluster at "+api.URL, mode)
+	assert.True(t, eval[bool](t, p, `document.getElementById('faults').hidden && document.getElementById('scenarios').hidden`))
 	assert.Empty(t, p.consoleErrors())
 }

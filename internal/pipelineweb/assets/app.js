@@ -158,13 +158,25 @@
     return e.kind ? e.kind + 's' : '';
   }
 
+  // nextFree is, per arrow, when the next token may set off: tokens on one
+  // arrow follow each other instead of hiding each other.
+  const nextFree = {};
+
   function animate(e) {
     const ids = paths[e.op === 'you' ? 'you' : e.arrow];
     if (!ids) return;
-    if (reduceMotion.matches || alive >= MAX_TOKENS || document.hidden) {
+    const now = performance.now();
+    const at = Math.max(now, nextFree[ids[0]] || 0);
+    if (reduceMotion.matches || alive >= MAX_TOKENS || document.hidden || at - now > 3000) {
       for (const id of ids) { flash($(id), 700); flash($(dest[id]), 700); }
       return;
     }
+    nextFree[ids[0]] = at + 160 / speed;
+    alive++;
+    setTimeout(() => travel(e, ids), at - now);
+  }
+
+  function travel(e, ids) {
     const style = getComputedStyle(document.documentElement);
     const g = document.createElementNS('http://www.w3.org/2000/svg', 'g');
     g.setAttribute('class', 'token');
@@ -177,7 +189,6 @@
     t.textContent = label(e);
     g.append(c, t);
     $('tokens').append(g);
-    alive++;
     const leg = 900 / speed;
     let i = 0;
     let start = performance.now();
@@ -342,7 +353,7 @@
       fifo.map((f) => '<tr><td>' + esc(f.kind + ' ' + f.key) + '</td><td>' + esc(f.deltas.join(' ')) + '</td></tr>').join('') + '</tbody></table>'
       : '<p class="empty">empty: the process loop pops each key as soon as it is queued</p>');
     put('cache', '<p class="hint">' + s.cacheTotal + ' object(s). Open one to read it as the cache holds it.</p>' +
-      (cache.length ? '<table><thead><tr><th>object</th><th>rv</th><th>generation</th></tr></thead><tbody>' +
+      (cache.length ? '<table><thead><tr><th>object</th><th>rv</th><th>gen.</th></tr></thead><tbody>' +
         cache.map((c) => '<tr><td><button type="button" class="obj" data-kind="' + esc(c.kind) + '" data-key="' + esc(c.key) +
           '" data-focus="' + esc(c.kind + ' ' + c.key) + '">' + esc(c.kind + ' ' + c.key) + '</button>' + (c.deleting ? ' (deleting)' : '') +
           '</td><td>' + esc(c.rv) + '</td><td>' + c.generation + '</td></tr>').join('') + '</tbody></table>' : ''));
@@ -453,7 +464,7 @@
   }
 
   function scenarioHelp() {
-    const sc = info && info.scenarios.find((s) => s.name === $('scenario').value);
+    const sc = info && (info.scenarios || []).find((s) => s.name === $('scenario').value);
     $('scenario-help').textContent = sc ? sc.help + ': ' + sc.chapters.join(', ') + '.' : '';
   }
 

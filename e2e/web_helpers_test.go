@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 )
@@ -225,6 +227,17 @@ func (p *browserPage) viewport(t *testing.T, name string) {
 	path := filepath.Join(t.ArtifactDir(), name+".png")
 	require.NoError(t, os.WriteFile(path, png, 0o644))
 	t.Logf("screenshot: %s", path)
+}
+
+// reduceMotion makes the page's prefers-reduced-motion media query match.
+func (p *browserPage) reduceMotion(t *testing.T) {
+	t.Helper()
+	p.do(t, 5*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
+		})
+		return err
+	}))
 }
 
 // count counts the nodes matching a CSS selector.

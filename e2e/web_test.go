@@ -202,3 +202,26 @@ func TestWebOnAClusterHidesTheFaultsThatNeedFakeapi(t *testing.T) {
 	assert.True(t, eval[bool](t, p, `document.getElementById('faults').hidden && document.getElementById('scenarios').hidden`))
 	assert.Empty(t, p.consoleErrors())
 }
+
+// TestWebHonoursPrefersReducedMotion creates a Foo with reduced motion
+// asked for: no token travels; the arrows light up instead, and the
+// inspector still shows steps 1 to 9.
+// Diagram: steps 1-9. client-go: none.
+func TestWebHonoursPrefersReducedMotion(t *testing.T) {
+	p := openPage(t, startWebDemo(t))
+	p.reduceMotion(t)
+	require.True(t, eval[bool](t, p, `matchMedia('(prefers-reduced-motion: reduce)').matches`))
+	eval[bool](t, p, `(() => {
+		window.tokensAdded = 0; window.arrowsLit = 0;
+		new MutationObserver((ms) => ms.forEach((m) => { window.tokensAdded += m.addedNodes.length; })).observe(document.getElementById('tokens'), {childList: true});
+		new MutationObserver((ms) => ms.forEach((m) => { if (m.target.classList.contains('active')) window.arrowsLit++; })).observe(document.querySelector('#diagram .arrows'), {attributes: true, subtree: true, attributeFilter: ['class']});
+		return true; })()`)
+
+	p.click(t, "btn-create")
+	p.waitFor(t, "steps 1 to 9 for Foo default/web", `document.querySelectorAll('#steps-strip li.done').length === 9`, 5*time.Second)
+	p.screenshot(t, "reduced-motion")
+
+	assert.Zero(t, eval[int](t, p, `window.tokensAdded`), "no token moves")
+	assert.Positive(t, eval[int](t, p, `window.arrowsLit`), "the arrows light up instead")
+	assert.Empty(t, p.consoleErrors())
+}

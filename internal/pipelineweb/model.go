@@ -25,6 +25,7 @@ type Model struct {
 	seq        uint64
 	reflectors map[string]*ReflectorState // by kind
 	fifo       map[string]*fifoQueue      // by kind
+	popped     []FIFOEntry                // the last maxPopped pops, oldest first
 	handlers   map[string]*handlerState   // by kind
 	queues     map[string]*queueState     // by controller
 	informers  map[string]informer.SharedIndexInformer
@@ -57,6 +58,9 @@ type State struct {
 	Seq        uint64           `json:"seq"`
 	Reflectors []ReflectorState `json:"reflectors"`
 	FIFO       []FIFOEntry      `json:"fifo"`
+	// Popped are the last keys popped, newest first, with every delta
+	// each pop handed over at once: the DeltaFIFO's coalescing.
+	Popped []FIFOEntry `json:"popped"`
 	Cache      []CachedObject   `json:"cache"`
 	// CacheTotal is the number of cached objects; Cache holds at most
 	// MaxCachedShown of them.
@@ -157,6 +161,9 @@ type handlerState struct {
 	// entry per handler notified, oldest first.
 	pending []string
 }
+
+// maxPopped is how many pops a snapshot recalls.
+const maxPopped = 8
 
 // maxPending bounds a handler backlog the model follows.
 const maxPending = 10000
@@ -292,6 +299,10 @@ func (m *Model) apply(e Event) {
 		}
 		q.deltas[e.Key] = append(q.deltas[e.Key], e.Deltas...)
 	case OpPop:
+		m.popped = append(m.popped, FIFOEntry{Kind: e.Kind, Key: e.Key, Deltas: e.Deltas})
+		if len(m.popped) > maxPopped {
+			m.popped = m.popped[1:]
+		}
 		q := m.fifoLocked(e.Kind)
 		if _, ok := q.deltas[e.Key]; ok {
 			delete(q.deltas, e.Key)
@@ -359,6 +370,11 @@ func (m *Model) Snapshot() State {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st := State{Seq: m.seq}
+	for i := len(m.popped) - 1; i >= 0; i-- {
+		p := m.popped[i]
+		p.Deltas = slices.Clone(p.Deltas)
+		st.Popped = append(st.Popped, p)
+	}
 	for _, kind := range m.kinds {
 		if r := m.reflectors[kind]; r != nil {
 			rs := *r

@@ -35,6 +35,8 @@ func TestModelKeepsOneDeltaFIFOEntryPerKeyUntilItIsPopped(t *testing.T) {
 		{Kind: "Foo", Key: "default/b", Deltas: []string{"Added"}},
 	}, before)
 	assert.Equal(t, []pipelineweb.FIFOEntry{{Kind: "Foo", Key: "default/b", Deltas: []string{"Added"}}}, after)
+	assert.Equal(t, []pipelineweb.FIFOEntry{{Kind: "Foo", Key: "default/a", Deltas: []string{"Added", "Updated"}}}, m.Snapshot().Popped,
+		"the pop handed both deltas over at once")
 }
 
 // TestModelWorkqueueNeverHandsOutAKeyThatIsProcessing: a key added while a

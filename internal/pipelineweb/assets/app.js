@@ -322,8 +322,11 @@
     text('refl-l3', 'relists so far: ' + relists);
     const byKind = (kind) => fifo.filter((f) => f.kind === kind);
     text('fifo-l1', 'Foo keys: ' + byKind('Foo').length + ' · Deployment keys: ' + byKind('Deployment').length);
-    text('fifo-l2', fifo.length ? fifo.slice(0, 2).map((f) => f.key.split('/').pop() + ' [' + f.deltas.join(' ') + ']').join(', ') : 'empty: the process loop keeps up');
-    text('fifo-l3', fifo.length > 2 ? '… and ' + (fifo.length - 2) + ' more' : '');
+    const lastPop = (s.popped || [])[0];
+    text('fifo-l2', fifo.length ? fifo.slice(0, 2).map((f) => f.key.split('/').pop() + ' [' + f.deltas.join(' ') + ']').join(', ')
+      : 'empty: the process loop keeps up');
+    if (!fifo.length && lastPop) text('fifo-l3', 'last pop: ' + lastPop.key.split('/').pop() + ' [' + (lastPop.deltas || []).join(' ') + ']');
+    if (fifo.length || !lastPop) text('fifo-l3', fifo.length > 2 ? '… and ' + (fifo.length - 2) + ' more' : '');
     const count = (kind) => cache.filter((c) => c.kind === kind).length;
     text('idx-l1', 'Foos: ' + count('Foo') + ' · Deployments: ' + count('Deployment'));
     text('idx-l2', 'keyed namespace/name');
@@ -349,9 +352,12 @@
         ' · watches ' + r.watches + ' · watch events ' + r.events + (r.backoffMs ? ' · last backoff ' + fmtMs(r.backoffMs) : '') + '</p>' +
         '<p class="hint">' + esc((r.recent || []).join(' → ')) + '</p>').join('')
       : '<p class="empty">not started</p>');
-    put('fifo', fifo.length ? '<table><thead><tr><th>key</th><th>Deltas, oldest first</th></tr></thead><tbody>' +
+    const popped = s.popped || [];
+    put('fifo', (fifo.length ? '<table><thead><tr><th>waiting key</th><th>Deltas, oldest first</th></tr></thead><tbody>' +
       fifo.map((f) => '<tr><td>' + esc(f.kind + ' ' + f.key) + '</td><td>' + esc(f.deltas.join(' ')) + '</td></tr>').join('') + '</tbody></table>'
-      : '<p class="empty">empty: the process loop pops each key as soon as it is queued</p>');
+      : '<p class="empty">empty: the process loop pops each key as soon as it is queued</p>') +
+      (popped.length ? '<h4>Last popped, newest first</h4><p class="hint">A key queued several times before its pop hands all its Deltas over at once.</p><table><tbody>' +
+        popped.map((f) => '<tr><td>' + esc(f.kind + ' ' + f.key) + '</td><td>[' + esc((f.deltas || []).join(' ')) + ']</td></tr>').join('') + '</tbody></table>' : ''));
     put('cache', '<p class="hint">' + s.cacheTotal + ' object(s). Open one to read it as the cache holds it.</p>' +
       (cache.length ? '<table><thead><tr><th>object</th><th>rv</th><th>gen.</th></tr></thead><tbody>' +
         cache.map((c) => '<tr><td><button type="button" class="obj" data-kind="' + esc(c.kind) + '" data-key="' + esc(c.key) +

@@ -60,8 +60,8 @@ type State struct {
 	FIFO       []FIFOEntry      `json:"fifo"`
 	// Popped are the last keys popped, newest first, with every delta
 	// each pop handed over at once: the DeltaFIFO's coalescing.
-	Popped []FIFOEntry `json:"popped"`
-	Cache      []CachedObject   `json:"cache"`
+	Popped []FIFOEntry    `json:"popped"`
+	Cache  []CachedObject `json:"cache"`
 	// CacheTotal is the number of cached objects; Cache holds at most
 	// MaxCachedShown of them.
 	CacheTotal int            `json:"cacheTotal"`

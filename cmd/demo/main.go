@@ -181,7 +181,7 @@ func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}
 	if o.web {
-		return runWeb(ctx, o, n, stdout)
+		return runWeb(ctx, o, n)
 	}
 	if o.server != "" || o.kubeconfig != "" {
 		return runRemote(ctx, o, n, stdout)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 
@@ -22,7 +21,7 @@ import (
 // o.webAddr while the sample controller runs: on the embedded fakeapi, or
 // on the server of --server or --kubeconfig. The terminal shows the usual
 // narration; the page shows the same events moving across the diagram.
-func runWeb(ctx context.Context, o options, n *narrator, stdout io.Writer) error {
+func runWeb(ctx context.Context, o options, n *narrator) error {
 	ln, err := net.Listen("tcp", o.webAddr)
 	if err != nil {
 		return fmt.Errorf("demo: --web-addr: %w", err)

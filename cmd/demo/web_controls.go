@@ -89,7 +89,11 @@ func (c *webControls) Do(ctx context.Context, a pipelineweb.Action) (string, err
 		return fmt.Sprintf("Foo %s/%s deleted: its finalizer keeps it until the controller has cleaned up", c.namespace, a.Arg("name")), nil
 	}
 	if c.srv == nil {
-		return "", fmt.Errorf("demo: %q needs the embedded fakeapi: %w", a.Name, pipelineweb.ErrUnknownAction)
+		switch a.Name {
+		case "close-watches", "compact", "silent-delete", "latency", "fail-reconcile", "scenario":
+			return "", fmt.Errorf("demo: %q needs the embedded fakeapi (run demo --web without --server or --kubeconfig)", a.Name)
+		}
+		return "", pipelineweb.ErrUnknownAction
 	}
 	switch a.Name {
 	case "close-watches":

@@ -20,7 +20,6 @@ const (
 // The arrows of the diagram an Event moves a token along: the nine numbered
 // steps, and two unnumbered ones the page draws dashed.
 const (
-	ArrowNone    = ""
 	ArrowList    = "1"   // API server -> Reflector: a LIST result or a watch event
 	ArrowAdd     = "2"   // Reflector -> DeltaFIFO
 	ArrowPop     = "3"   // DeltaFIFO -> Informer
@@ -38,27 +37,26 @@ type Op string
 
 // The operations, in the order one change meets them.
 const (
-	OpList        Op = "list"         // a LIST returned (Key empty) or listed Key
-	OpWatch       Op = "watch"        // a WATCH was opened, refused or ended
-	OpWatchEvent  Op = "watch-event"  // a watch event reached the Reflector
-	OpReflector   Op = "reflector"    // the Reflector changed state
-	OpReplace     Op = "replace"      // a LIST's result went into the DeltaFIFO
-	OpQueued      Op = "queued"       // a delta was queued in the DeltaFIFO
-	OpPop         Op = "pop"          // the process loop popped a key's Deltas
-	OpStore       Op = "store"        // the cache was written
-	OpDispatch    Op = "dispatch"     // the informer notified its handlers
-	OpHandler     Op = "handler"      // a handler ran (and its predicate decided)
-	OpEnqueue     Op = "enqueue"      // a Request was added to the workqueue
-	OpGetKey      Op = "get-key"      // a worker took a Request
-	OpListerGet   Op = "lister-get"   // the Reconciler read the cache
-	OpAPIWrite    Op = "api-write"    // the Reconciler wrote to the API server
-	OpReconcile   Op = "reconcile"    // a Reconcile returned
-	OpBackoff     Op = "backoff"      // a failed Request waits its backoff
-	OpYou         Op = "you"          // a write made from the page's controls
-	OpFault       Op = "fault"        // a fault was injected
-	OpStory       Op = "story"        // a chapter of a scenario began, or prose
-	OpControl     Op = "control"      // pause, step, speed
-	OpFeedDropped Op = "feed-dropped" // only in a subscription: events it lost
+	OpList       Op = "list"        // a LIST returned (Key empty) or listed Key
+	OpWatch      Op = "watch"       // a WATCH was opened, refused or ended
+	OpWatchEvent Op = "watch-event" // a watch event reached the Reflector
+	OpReflector  Op = "reflector"   // the Reflector changed state
+	OpReplace    Op = "replace"     // a LIST's result went into the DeltaFIFO
+	OpQueued     Op = "queued"      // a delta was queued in the DeltaFIFO
+	OpPop        Op = "pop"         // the process loop popped a key's Deltas
+	OpStore      Op = "store"       // the cache was written
+	OpDispatch   Op = "dispatch"    // the informer notified its handlers
+	OpHandler    Op = "handler"     // a handler ran (and its predicate decided)
+	OpEnqueue    Op = "enqueue"     // a Request was added to the workqueue
+	OpGetKey     Op = "get-key"     // a worker took a Request
+	OpListerGet  Op = "lister-get"  // the Reconciler read the cache
+	OpAPIWrite   Op = "api-write"   // the Reconciler wrote to the API server
+	OpReconcile  Op = "reconcile"   // a Reconcile returned
+	OpBackoff    Op = "backoff"     // a failed Request waits its backoff
+	OpYou        Op = "you"         // a write made from the page's controls
+	OpFault      Op = "fault"       // a fault was injected
+	OpStory      Op = "story"       // a chapter of a scenario began, or prose
+	OpControl    Op = "control"     // pause, step, speed
 )
 
 // Event is one thing that happened in the running pipeline, as the page
@@ -100,8 +98,8 @@ type Event struct {
 	// Failures how many times in a row the Request has failed.
 	DelayMS  float64 `json:"delayMs,omitempty"`
 	Failures int     `json:"failures,omitempty"`
-	// Dropped marks an OpHandler event a predicate dropped; Count is an
-	// OpFeedDropped's number of lost events, or an OpDispatch's handlers.
+	// Dropped marks an OpHandler event a predicate dropped. Count is an
+	// OpDispatch's number of handlers, or the objects of a LIST or Replace.
 	Dropped bool `json:"dropped,omitempty"`
 	Count   int  `json:"count,omitempty"`
 	// Err is the error of a failed write or Reconcile.

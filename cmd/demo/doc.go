@@ -26,12 +26,12 @@
 //     waits until the caches show the expected effect.
 //
 // With --web it serves the same events as a live web page of the diagram
-// (web.go, web_controls.go; the page and its event feed are package
-// internal/pipelineweb): the narrator tees the Observer and the informers'
-// trace to the page's Recorder (world.go), the Foo and Deployment handles
-// pass its Valve (pause, step, speed), and the page's controls write Foos,
-// inject fakeapi's faults and play the scenarios. The terminal narrates as
-// usual.
+// (web.go, web_controls.go, web_scenarios.go; the page and its event feed
+// are package internal/pipelineweb): the narrator tees the Observer and the
+// informers' trace to the page's Recorder (world.go), the Foo and
+// Deployment handles pass its Valve (pause, step, speed), and the page's
+// controls write Foos, inject fakeapi's faults and play the scenarios. The
+// terminal narrates as usual.
 //
 // With --server or --kubeconfig it narrates a running server instead:
 // the sample controller if the Foo CRD (samplecontroller/testdata/foo-crd.yaml)

@@ -1,16 +1,19 @@
 // Package e2e runs real Kubernetes clients against cmd/fakeapi: kubectl
-// (the binary at /usr/bin/kubectl) and client-go's own SharedInformer. It
-// is a separate Go module so that client-go never enters the main module's
-// go.mod; the main module is used through a replace directive.
+// (the binary at /usr/bin/kubectl) and client-go's own SharedInformer; and a
+// real browser, chromium (/usr/bin/chromium) driven by chromedp, against the
+// web page of cmd/demo --web. It is a separate Go module so that client-go
+// and chromedp never enter the main module's go.mod; the main module is used
+// through a replace directive.
 //
 //	kubectl ----------------+
 //	client-go informer -----+--> HTTP, JSON --> cmd/fakeapi (a real process, 127.0.0.1:random)
 //	admin fault endpoints --+
+//	chromium (chromedp) ------> HTTP, SSE ----> cmd/demo --web (a real process, 127.0.0.1:random)
 //
 // # How it works
 //
-//  1. TestMain builds cmd/fakeapi once (with -race when the tests run with
-//     -race) into a temporary directory.
+//  1. TestMain builds cmd/fakeapi and cmd/demo once (with -race when the
+//     tests run with -race) into a temporary directory.
 //  2. Each test starts its own fakeapi process on 127.0.0.1 with port 0,
 //     reads the URL it prints, writes a kubeconfig with --write-kubeconfig,
 //     and polls /readyz until it answers (with a deadline, never a fixed
@@ -24,9 +27,14 @@
 //     blocks with bash, from the repository root, on the fixed ports it
 //     names (which must be free), and the output must hold the lines the
 //     README says the reader will see.
+//  5. The browser tests (web_test.go) start demo --web on port 0, then a
+//     headless chromium with a fresh profile and no background networking,
+//     press the page's controls and read the page with JavaScript, polling
+//     with deadlines. Each check saves a screenshot in its artifact
+//     directory (go test -artifacts -outputdir DIR keeps them).
 //
-// A missing kubectl or go toolchain is a test failure, not a skip: CI must
-// provide both.
+// A missing kubectl, chromium or go toolchain is a test failure, not a
+// skip: CI must provide them (.ci/run installs chromium when missing).
 //
 // Run with: cd e2e && go test -race ./...
 package e2e

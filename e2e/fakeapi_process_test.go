@@ -25,8 +25,9 @@ import (
 // deadline bounds every wait on a real process or socket.
 const deadline = 30 * time.Second
 
-// fakeapiBinary is the cmd/fakeapi binary built by TestMain.
-var fakeapiBinary string
+// fakeapiBinary and demoBinary are the cmd/fakeapi and cmd/demo binaries
+// built by TestMain.
+var fakeapiBinary, demoBinary string
 
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
@@ -40,15 +41,18 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	fakeapiBinary = filepath.Join(dir, "fakeapi")
-	args := []string{"build", "-o", fakeapiBinary}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, "./cmd/fakeapi")...)
-	build.Dir = ".." // the main module, with its own go.mod
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/fakeapi: %v\n%s", err, out)
-		return 1
+	demoBinary = filepath.Join(dir, "demo")
+	for bin, pkg := range map[string]string{fakeapiBinary: "./cmd/fakeapi", demoBinary: "./cmd/demo"} {
+		args := []string{"build", "-o", bin}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		build := exec.Command("go", append(args, pkg)...)
+		build.Dir = ".." // the main module, with its own go.mod
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: go build %s: %v\n%s", pkg, err, out)
+			return 1
+		}
 	}
 	return m.Run()
 }

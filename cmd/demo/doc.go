@@ -25,6 +25,14 @@
 //     explanation, makes a change or injects a fault with fakeapi, and
 //     waits until the caches show the expected effect.
 //
+// With --web it serves the same events as a live web page of the diagram
+// (web.go, web_controls.go, web_scenarios.go; the page and its event feed
+// are package internal/pipelineweb): the narrator tees the Observer and the
+// informers' trace to the page's Recorder (world.go), the Foo and
+// Deployment handles pass its Valve (pause, step, speed), and the page's
+// controls write Foos, inject fakeapi's faults and play the scenarios. The
+// terminal narrates as usual.
+//
 // With --server or --kubeconfig it narrates a running server instead
 // (remote.go). It asks discovery first: a server that does not answer /api
 // as an API server does is said not to be one, and a --resource the server

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -54,6 +55,8 @@ type options struct {
 	resource      string
 	namespace     string
 	simulate      bool
+	web           bool
+	webAddr       string
 	help          bool
 }
 
@@ -103,6 +106,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.resource, "resource", "configmaps", "with --server/--kubeconfig and no Foo CRD: the resource to watch, RESOURCE or RESOURCE.VERSION.GROUP")
 	fs.StringVar(&o.namespace, "namespace", "", "with --server/--kubeconfig: the namespace to watch (default all)")
 	fs.BoolVar(&o.simulate, "simulate-deployments", false, "with --server/--kubeconfig and the Foo CRD: also run the Deployment simulator, which writes Deployment status as kube-controller-manager would; for a server without one (cmd/fakeapi), never next to a real one")
+	fs.BoolVar(&o.web, "web", false, "serve a live web page of the diagram instead of playing the story (see --web-addr)")
+	fs.StringVar(&o.webAddr, "web-addr", "127.0.0.1:8080", "with --web: the address to serve the page on")
 	fs.BoolVar(&o.help, "help", false, "show this help")
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -133,6 +138,9 @@ func parseFlags(args []string) (options, error) {
 	}
 	if _, err := parseResource(o.resource); err != nil {
 		return o, &usageError{msg: err.Error()}
+	}
+	if _, _, err := net.SplitHostPort(o.webAddr); err != nil {
+		return o, &usageError{msg: fmt.Sprintf("--web-addr %q: want HOST:PORT, such as 127.0.0.1:8080", o.webAddr)}
 	}
 	return o, nil
 }
@@ -184,6 +192,9 @@ func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if o.speed < 1 {
 			n.lineDelay = time.Duration((1/o.speed - 1) * float64(150*time.Millisecond))
 		}
+	}
+	if o.web {
+		return runWeb(ctx, o, n)
 	}
 	if o.server != "" || o.kubeconfig != "" {
 		return runRemote(ctx, o, n, e)
@@ -309,6 +320,8 @@ Examples:
   demo --speed 0.25                      # four times slower, for a classroom
   demo --no-color | less                 # plain text (NO_COLOR=1 works too)
   demo --verbose --scenario basics       # with object diffs and the simulator's steps
+  demo --web                             # a live page of the diagram at http://127.0.0.1:8080/
+  demo --web --web-addr 127.0.0.1:9090   # the page on another port
   demo --server http://127.0.0.1:8080    # narrate a running cmd/fakeapi (watch-only: configmaps)
   demo --server http://127.0.0.1:8080 --simulate-deployments
                                          # cmd/fakeapi --sample-resources has no Deployment controller:

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/informerlab/informerlab/internal/pipelineweb"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -61,6 +62,11 @@ type narrator struct {
 	// buffered (deterministic mode) holds step lines until flush, which the
 	// gate calls each time everything has settled.
 	buffered bool
+
+	// web, when set, hears what the narrator hears: the controller's
+	// Observer events and the informers' trace (world.go), for the page of
+	// --web (web.go).
+	web *pipelineweb.Recorder
 
 	mu  sync.Mutex // guards out, lines and held
 	out io.Writer

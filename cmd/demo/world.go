@@ -86,13 +86,16 @@ func newWorld(n *narrator, g *gate, api base, namespace string, events base, sim
 		return r
 	}
 	obs := newObserver(n, w.writes, kinds)
-	logger := slog.New(&traceHandler{n: n, kinds: kinds, syncs: w.resyncs})
+	observe, trace := obs.observe, slog.Handler(&traceHandler{n: n, kinds: kinds, syncs: w.resyncs})
+	if n.web != nil {
+		observe, trace = teeObserver(observe, n.web.Observe), teeHandler{trace, n.web.Handler()}
+	}
 	ctl, err := sc.New(narrated, sc.Options{
 		Namespace:           namespace,
 		ResyncPeriod:        resyncPeriod,
 		DeploymentSimulator: simulate,
-		Logger:              logger,
-		Observer:            obs.observe,
+		Logger:              slog.New(trace),
+		Observer:            observe,
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/client"
+	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/internal/pipelineweb"
+	sc "github.com/informerlab/informerlab/samplecontroller"
+)
+
+// runWeb serves the pipeline page (package internal/pipelineweb) at
+// o.webAddr while the sample controller runs: on the embedded fakeapi, or
+// on the server of --server or --kubeconfig. The terminal shows the usual
+// narration; the page shows the same events moving across the diagram.
+func runWeb(ctx context.Context, o options, n *narrator) error {
+	ln, err := net.Listen("tcp", o.webAddr)
+	if err != nil {
+		return fmt.Errorf("demo: --web-addr: %w", err)
+	}
+	defer ln.Close()
+
+	model := pipelineweb.NewModel()
+	hub := pipelineweb.NewHub(model, pipelineweb.DefaultHistory)
+	rec := pipelineweb.NewRecorder(hub, model)
+	defer rec.Close()
+	// Every event the narrator hears, the page hears too (world.go).
+	n.web = rec
+
+	ctl := &webControls{rec: rec, n: n, runCtx: ctx}
+	var w *world
+	if o.server != "" || o.kubeconfig != "" {
+		w, err = webRemoteWorld(ctx, o, n, ctl)
+	} else {
+		w, err = webEmbeddedWorld(ctx, n, ctl)
+	}
+	if err != nil {
+		return err
+	}
+	if ctl.srv != nil {
+		defer ctl.srv.Close()
+	}
+	model.SetInformer("Foo", w.fooInf)
+	model.SetInformer("Deployment", w.depInf)
+	ctl.w = w
+
+	w.start(ctx)
+	url := "http://" + ln.Addr().String() + "/"
+	n.say("informerlab demo: the pipeline page is at %s — open it in a browser to watch the sample controller's Foos cross the diagram (%s). Ctrl-C stops.", url, ctl.info.Mode)
+	serveErr := pipelineweb.Serve(ctx, ln, pipelineweb.NewServer(hub, model, rec, ctl))
+	rec.Close() // a slow handler must not hold up the shutdown
+	ctl.wait()
+	stopErr := w.stop()
+	if serveErr != nil {
+		return serveErr
+	}
+	if stopErr != nil && !errors.Is(stopErr, context.Canceled) {
+		return stopErr
+	}
+	n.say("\nInterrupted: the page's server, the controllers and the informers stopped; every goroutine has exited. Bye.")
+	return nil
+}
+
+// webAPI taps the Foo and Deployment handles of api for the page: their
+// lists, watches and watch events pass the recorder's valve and become
+// step 1 events. Other resources (Events) are untouched.
+func webAPI(rec *pipelineweb.Recorder, api base) base {
+	return func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+		r := api(gvr, namespace)
+		switch gvr {
+		case sc.FoosGVR:
+			return rec.Resource("Foo", r)
+		case sc.DeploymentsGVR:
+			return rec.Resource("Deployment", r)
+		}
+		return r
+	}
+}
+
+// webEmbeddedWorld builds the world of the text demo's story: a seeded
+// fakeapi, and the controller with the Deployment simulator.
+func webEmbeddedWorld(ctx context.Context, n *narrator, ctl *webControls) (*world, error) {
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	ctl.srv = srv
+	if err := sc.Register(srv); err != nil {
+		return nil, err
+	}
+	if err := seed(ctx, srv); err != nil {
+		return nil, err
+	}
+	// The controller's Events go to a server of their own, as in the story.
+	eventSrv := fakeapi.New(fakeapi.Options{})
+	context.AfterFunc(ctx, eventSrv.Close)
+	api := webAPI(ctl.rec, func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+		return srv.Resource(gvr).Namespace(namespace)
+	})
+	events := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+		return eventSrv.Resource(gvr).Namespace(namespace)
+	}
+	w, err := newWorld(n, newGate(nil), api, "", events, true)
+	if err != nil {
+		return nil, err
+	}
+	ctl.namespace = ns
+	ctl.setHandles(srv.Resource(sc.FoosGVR).Namespace(ns), srv.Resource(sc.DeploymentsGVR).Namespace(ns))
+	ctl.info = pipelineweb.Info{Mode: "the embedded fakeapi", Namespace: ns, Faults: true, Scenarios: webScenarios()}
+	return w, nil
+}
+
+// webRemoteWorld builds the controller against a running API server, which
+// must serve Foos (the CRD installed). Faults that need fakeapi are off.
+func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControls) (*world, error) {
+	var cfg *client.Config
+	var err error
+	if o.server != "" {
+		cfg, err = client.ConfigFromURL(o.server)
+	} else {
+		cfg, err = client.LoadKubeconfig(o.kubeconfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	cfg.Logger = quietLogger
+	c, err := client.New(cfg, nil)
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	_, err = c.Resource(sc.FoosGVR).Namespace(o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("demo: --web needs the Foo CRD on %s: kubectl apply -f samplecontroller/testdata/foo-crd.yaml", cfg.Server)
+	case err != nil:
+		return nil, fmt.Errorf("demo: cannot reach the API server: %w", err)
+	}
+	api := webAPI(ctl.rec, func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+		return c.Resource(gvr).Namespace(namespace)
+	})
+	w, err := newWorld(n, newGate(nil), api, o.namespace, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	ctl.namespace = cmpOr(o.namespace, "default")
+	ctl.setHandles(c.Resource(sc.FoosGVR).Namespace(ctl.namespace), c.Resource(sc.DeploymentsGVR).Namespace(ctl.namespace))
+	ctl.info = pipelineweb.Info{Mode: "the cluster at " + cfg.Server, Namespace: ctl.namespace}
+	return w, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// webScenarios are the scenarios of --list-scenarios, without their first
+// chapter (the initial list, which the page has already shown).
+func webScenarios() []pipelineweb.Scenario {
+	all := chapters()
+	var out []pipelineweb.Scenario
+	for _, s := range scenarioChapters {
+		var titles []string
+		for _, c := range s.chapters {
+			if c != "initial" {
+				titles = append(titles, all[c].title)
+			}
+		}
+		out = append(out, pipelineweb.Scenario{Name: s.name, Help: s.help, Chapters: titles})
+	}
+	return out
+}
+
+// teeObserver calls both observers, in order.
+func teeObserver(a, b sc.Observer) sc.Observer {
+	return func(e sc.Event) {
+		a(e)
+		b(e)
+	}
+}
+
+// teeHandler sends each log record to both handlers.
+type teeHandler [2]slog.Handler
+
+func (t teeHandler) Enabled(ctx context.Context, level slog.Level) bool {
+	return t[0].Enabled(ctx, level) || t[1].Enabled(ctx, level)
+}
+
+func (t teeHandler) Handle(ctx context.Context, r slog.Record) error {
+	var errs []error
+	for _, h := range t {
+		if h.Enabled(ctx, r.Level) {
+			errs = append(errs, h.Handle(ctx, r.Clone()))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (t teeHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return teeHandler{t[0].WithAttrs(attrs), t[1].WithAttrs(attrs)}
+}
+
+func (t teeHandler) WithGroup(name string) slog.Handler {
+	return teeHandler{t[0].WithGroup(name), t[1].WithGroup(name)}
+}

@@ -1,0 +1,203 @@
+package pipelineweb
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"time"
+
+	"go.yaml.in/yaml/v2"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Server serves the page and its API:
+//
+//	GET  /                     the page (assets/index.html, app.js, style.css)
+//	GET  /api/events           Server-Sent Events: hello, batch, dropped, state
+//	GET  /api/state            the Model's snapshot, with the valve and Status
+//	GET  /api/object?kind&key  one cached object as YAML
+//	POST /api/control          an Action, as JSON: {"message"} when done,
+//	                           {"error"} when refused, 400 when malformed
+//
+// It is safe for concurrent use; make it with [NewServer].
+type Server struct {
+	hub      *Hub
+	model    *Model
+	rec      *Recorder
+	controls Controls
+	mux      *http.ServeMux
+	// statePeriod is how often an event stream sends a changed snapshot.
+	statePeriod time.Duration
+	// bufferSize bounds each event stream's backlog.
+	bufferSize int
+}
+
+// NewServer returns the page's server for a pipeline recorded by rec on
+// hub, with model's state and controls' actions.
+func NewServer(hub *Hub, model *Model, rec *Recorder, controls Controls) *Server {
+	s := &Server{hub: hub, model: model, rec: rec, controls: controls, mux: http.NewServeMux(),
+		statePeriod: 250 * time.Millisecond, bufferSize: DefaultBuffer}
+	static, err := fs.Sub(assets, "assets")
+	if err != nil {
+		panic(err) // the embedded directory exists: a build error otherwise
+	}
+	s.mux.Handle("GET /", http.FileServerFS(static))
+	s.mux.HandleFunc("GET /api/events", s.events)
+	s.mux.HandleFunc("GET /api/state", s.state)
+	s.mux.HandleFunc("GET /api/object", s.object)
+	s.mux.HandleFunc("POST /api/control", s.control)
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.mux.ServeHTTP(w, r)
+}
+
+// snapshot is the state message: the boxes, the valve, the world.
+type snapshot struct {
+	State
+	Valve     ValveState `json:"valve"`
+	Status    Status     `json:"status"`
+	SlowMS    float64    `json:"slowHandlerMs"`
+	Now       int64      `json:"now"`
+	Listeners int        `json:"pages"`
+}
+
+func (s *Server) snapshot() snapshot {
+	return snapshot{
+		State:     s.model.Snapshot(),
+		Valve:     s.rec.Valve().State(),
+		Status:    s.controls.Status(),
+		SlowMS:    durationMS(s.rec.SlowHandler()),
+		Now:       time.Now().UnixMilli(),
+		Listeners: s.hub.Subscribers(),
+	}
+}
+
+func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.snapshot())
+}
+
+// object serves one cached object as YAML (managedFields left out).
+func (s *Server) object(w http.ResponseWriter, r *http.Request) {
+	kind, key := r.URL.Query().Get("kind"), r.URL.Query().Get("key")
+	s.model.mu.Lock()
+	inf := s.model.informers[kind]
+	s.model.mu.Unlock()
+	if inf == nil {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("pipelineweb: no cache of kind %q", kind)})
+		return
+	}
+	obj, ok, err := inf.GetStore().GetByKey(key)
+	if err != nil || !ok {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("pipelineweb: %s %q is not in the cache", kind, key)})
+		return
+	}
+	text, err := objectYAML(obj)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write(text)
+}
+
+func objectYAML(obj any) ([]byte, error) {
+	ro, ok := obj.(runtime.Object)
+	if !ok {
+		return nil, fmt.Errorf("pipelineweb: a %T is not an API object", obj)
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ro)
+	if err != nil {
+		return nil, fmt.Errorf("pipelineweb: %w", err)
+	}
+	if md, ok := m["metadata"].(map[string]any); ok {
+		delete(md, "managedFields")
+	}
+	out, err := yaml.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("pipelineweb: %w", err)
+	}
+	return out, nil
+}
+
+// maxControlBody bounds a control request.
+const maxControlBody = 4 << 10
+
+func (s *Server) control(w http.ResponseWriter, r *http.Request) {
+	var a Action
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxControlBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "pipelineweb: bad control request: " + err.Error()})
+		return
+	}
+	// Playback and the slow handler are the server's own; the rest is the
+	// controls', which publish what they do themselves.
+	msg, handled, err := s.playback(a)
+	if !handled {
+		msg, err = s.controls.Do(r.Context(), a)
+	}
+	switch {
+	case errors.Is(err, ErrUnknownAction):
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("pipelineweb: unknown action %q", a.Name)})
+		return
+	case err != nil:
+		// The request was fine and the action refused (a Foo that does not
+		// exist, Step while not paused): the page shows why. 200, so that a
+		// browser does not log a refusal as a failed request.
+		writeJSON(w, http.StatusOK, map[string]string{"error": err.Error()})
+		return
+	}
+	if handled {
+		op := OpControl
+		if a.Name == "slow-handler" {
+			op = OpFault
+		}
+		s.hub.Publish(Event{Op: op, Tag: TagStory, Verb: a.Name, Text: msg})
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"message": msg})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Serve serves h on ln until ctx ends, then stops: open event streams end
+// (their requests' context is ctx's), and Serve returns once the server has
+// shut down.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("pipelineweb: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("pipelineweb: %w", err)
+	}
+	return nil
+}

@@ -55,6 +55,9 @@ func runWeb(ctx context.Context, o options, n *narrator) error {
 	w.start(ctx)
 	url := "http://" + ln.Addr().String() + "/"
 	n.say("informerlab demo: the pipeline page is at %s — open it in a browser to watch the sample controller's Foos cross the diagram (%s). Ctrl-C stops.", url, ctl.info.Mode)
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		n.say("warning: %s is reachable from other machines, and the page's controls write to the API server with no authentication: anyone who can open it can create and delete Foos and inject faults.", ln.Addr())
+	}
 	serveErr := pipelineweb.Serve(ctx, ln, pipelineweb.NewServer(hub, model, rec, ctl))
 	rec.Close() // a slow handler must not hold up the shutdown
 	ctl.wait()

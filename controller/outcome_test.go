@@ -195,6 +195,7 @@ func TestPanicRecoveryCanBeTurnedOff(t *testing.T) {
 // Diagram: step 8. client-go: controller-runtime reconcile.TerminalError.
 func TestTerminalErrorIsDetectedThroughWrapping(t *testing.T) {
 	wrapped := fmt.Errorf("syncing ns/a: %w", controller.TerminalError(errBoom))
+	t.Logf("wrapped: %q; errors.Is(wrapped, TerminalError(nil)) = %v; errors.Is(wrapped, boom) = %v", wrapped, errors.Is(wrapped, controller.TerminalError(nil)), errors.Is(wrapped, errBoom))
 
 	assert.ErrorIs(t, wrapped, controller.TerminalError(nil))
 	assert.ErrorIs(t, wrapped, errBoom)

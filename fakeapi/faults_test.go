@@ -120,7 +120,11 @@ func TestFailNextFailsTheNextRequests(t *testing.T) {
 
 	t.Log("FailNext(list, 2, 503) and FailNext(watch, 1, 429), then List, Get, List, List, Watch:")
 	for _, err := range []error{err1, errGet, err2, err3, errWatch} {
-		t.Logf("   %v", err)
+		if err == nil {
+			t.Log("   ok")
+			continue
+		}
+		t.Logf("   %s: %v", apierrors.ReasonForError(err), err)
 	}
 	assert.True(t, apierrors.IsServiceUnavailable(err1), "got %v", err1)
 	assert.True(t, apierrors.IsNotFound(errGet), "other verbs unaffected: %v", errGet)

@@ -20,7 +20,7 @@ import (
 // once, but the source's handler takes a second per initial object. Start
 // waits for the handler registration too, so when the first Reconcile runs,
 // all three initial objects are already on the queue.
-// Diagram: steps 6, 7, 8. client-go: controller-runtime Kind.WaitForSync (registration HasSynced, kubernetes/kubernetes#113763).
+// Diagram: steps 6, 7, 8. client-go: controller-runtime Kind.WaitForSync (registration HasSynced).
 func TestFirstReconcileWaitsForHandlerToSeeInitialList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t)

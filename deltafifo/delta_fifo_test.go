@@ -125,7 +125,7 @@ func TestDeleteOfUnknownKeyIsIgnored(t *testing.T) {
 // TestTransformerNotAppliedToSyncDeltasOrTombstones: objects are transformed
 // once, on the way in; a Sync re-delivers the stored (already transformed)
 // object and a tombstone wraps one, so neither is transformed again.
-// Diagram: step 2. client-go: DeltaFIFO.queueActionInternalLocked (kubernetes/kubernetes#124337)
+// Diagram: step 2. client-go: DeltaFIFO.queueActionInternalLocked
 func TestTransformerNotAppliedToSyncDeltasOrTombstones(t *testing.T) {
 	calls := 0
 	store := newKnownStore()

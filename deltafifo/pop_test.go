@@ -224,7 +224,7 @@ func TestLaterReplaceIsNotAnInitialList(t *testing.T) {
 // TestSlowProcessWithLongQueueIsLogged: a process function that holds the
 // lock for more than 100ms while more than ten keys wait is reported, since
 // it blocks the producer.
-// Diagram: step 3. client-go: DeltaFIFO.Pop (kubernetes/kubernetes#103789)
+// Diagram: step 3. client-go: DeltaFIFO.Pop
 func TestSlowProcessWithLongQueueIsLogged(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var logs bytes.Buffer

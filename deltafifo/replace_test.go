@@ -15,7 +15,7 @@ import (
 // TestReplaceEmitsReplacedDeltasAndTombstonesForQueuedKeys: an object whose
 // Added delta is still queued and that the relist no longer lists gets a
 // tombstone, carrying the newest queued object.
-// Diagram: step 2. client-go: DeltaFIFO.Replace (kubernetes/kubernetes#115620)
+// Diagram: step 2. client-go: DeltaFIFO.Replace
 func TestReplaceEmitsReplacedDeltasAndTombstonesForQueuedKeys(t *testing.T) {
 	f := deltafifo.New(deltafifo.Options{KnownObjects: newKnownStore()})
 	checked(t, f, f.Add(obj("x", "1")))
@@ -69,7 +69,7 @@ func TestReplaceTombstoneHasNilObjectWhenStoreCannotAnswer(t *testing.T) {
 // TestReplaceDoesNotSkipRecreatedObject: a Replace for a key whose last
 // queued delta is Deleted is still queued, so an object deleted and
 // recreated while disconnected reaches the consumer.
-// Diagram: step 2. client-go: DeltaFIFO.Replace (kubernetes/kubernetes#83911)
+// Diagram: step 2. client-go: DeltaFIFO.Replace
 func TestReplaceDoesNotSkipRecreatedObject(t *testing.T) {
 	f := deltafifo.New(deltafifo.Options{KnownObjects: newKnownStore(obj("a", "1"))})
 	checked(t, f, f.Delete(obj("a", "1")))
@@ -121,7 +121,7 @@ func TestReplaceListingTheSameKeyTwiceQueuesBoth(t *testing.T) {
 
 // TestResyncQueuesSyncOnlyForKnownKeysWithNothingQueued: a key with a queued
 // delta is skipped, because the stored copy is older than what waits.
-// Diagram: step 2. client-go: DeltaFIFO.Resync (kubernetes/kubernetes#32125)
+// Diagram: step 2. client-go: DeltaFIFO.Resync
 func TestResyncQueuesSyncOnlyForKnownKeysWithNothingQueued(t *testing.T) {
 	store := newKnownStore(obj("a", "1"), obj("c", "1"), obj("b", "1"))
 	f := deltafifo.New(deltafifo.Options{KnownObjects: store})
@@ -160,7 +160,7 @@ func TestResyncWithoutKnownObjectsDoesNothing(t *testing.T) {
 // a Sync delta always carries exactly what the store holds when the consumer
 // reaches it. A producer, a resyncer and a consumer race here; the consumer
 // checks every Sync it sees.
-// Diagram: step 2. client-go: DeltaFIFO.Resync (kubernetes/kubernetes#40815)
+// Diagram: step 2. client-go: DeltaFIFO.Resync
 func TestResyncNeverQueuesAStaleObjectWhileTheConsumerRuns(t *testing.T) {
 	const updates = 5000
 	store := newKnownStore(obj("a", "0"))

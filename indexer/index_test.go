@@ -109,7 +109,7 @@ func TestIndexerUpdateMovesObjectBetweenValues(t *testing.T) {
 
 // TestIndexerDeletesEmptyValueSets checks that when the last object leaves an
 // indexed value, the value disappears from the index instead of lingering as
-// an empty set (client-go fixed that slow leak in kubernetes/kubernetes#84959).
+// an empty set (client-go fixed that slow leak).
 // Diagram: step 5. client-go: storeIndex.deleteKeyFromIndex.
 func TestIndexerDeletesEmptyValueSets(t *testing.T) {
 	idx := newTestIndexer()

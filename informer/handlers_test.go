@@ -77,7 +77,7 @@ func TestLateHandlerGetsTheWholeCacheOnceThenLiveEvents(t *testing.T) {
 // first OnAdd: the informer syncs, the registration does not until the
 // handler has returned from every OnAdd of the initial list.
 //
-// Diagram: step 6. client-go: ResourceEventHandlerRegistration.HasSynced (kubernetes/kubernetes#113763).
+// Diagram: step 6. client-go: ResourceEventHandlerRegistration.HasSynced.
 func TestRegistrationHasSyncedWaitsForItsHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t, fakeapi.Options{})

@@ -27,7 +27,7 @@ import (
 // only enqueues the key and reads the current state when its turn comes,
 // sees Succeeded and does the right thing.
 //
-// Diagram: steps 1-9. client-go: the SharedIndexInformer contract (a subsequence of states); client-go#571.
+// Diagram: steps 1-9. client-go: the SharedIndexInformer contract (a subsequence of states).
 func TestConfusionLevelNotEdgeTriggered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t, fakeapi.Options{})

@@ -205,7 +205,7 @@ func TestPriorityQueueRateLimitedTakesTheShorterDelay(t *testing.T) {
 // TestPriorityQueueStarvesLowPriorityItemsUnderSteadyHighPriorityLoad pins the
 // documented risk: with no aging, a low-priority item waits as long as higher
 // priority items keep coming.
-// Diagram: step 8. client-go: controller-runtime priorityqueue (controller-runtime#3496).
+// Diagram: step 8. client-go: controller-runtime priorityqueue.
 func TestPriorityQueueStarvesLowPriorityItemsUnderSteadyHighPriorityLoad(t *testing.T) {
 	q := workqueue.NewPriorityQueue[int](nil)
 	q.AddWithOpts(workqueue.AddOpts{Priority: prio(-100)}, -1)

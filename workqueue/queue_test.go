@@ -148,8 +148,7 @@ func TestQueueDoneWithoutAddForgetsTheItem(t *testing.T) {
 
 // TestQueueIgnoresDoneForAnItemNotBeingProcessed: a stray Done (twice, or for a key
 // still waiting) changes nothing; in particular it never queues a key twice.
-// Diagram: step 8. client-go: Typed.Done re-pushes a dirty item here
-// (kubernetes/kubernetes#141079 fixes it upstream).
+// Diagram: step 8. client-go: Typed.Done re-pushes a dirty item here.
 func TestQueueIgnoresDoneForAnItemNotBeingProcessed(t *testing.T) {
 	q := workqueue.New[string]()
 	q.Add("ns/a")
@@ -168,7 +167,7 @@ func TestQueueIgnoresDoneForAnItemNotBeingProcessed(t *testing.T) {
 
 // TestQueueGetHandsOutWaitingItemsAfterShutDown: ShutDown stops new adds, but Get
 // still returns what was waiting before reporting shutdown.
-// Diagram: step 8. client-go: Typed.ShutDown (kubernetes/kubernetes#131200).
+// Diagram: step 8. client-go: Typed.ShutDown.
 func TestQueueGetHandsOutWaitingItemsAfterShutDown(t *testing.T) {
 	q := workqueue.New[string]()
 	q.Add("ns/a")
@@ -220,7 +219,7 @@ func TestQueueShutDownWakesBlockedGet(t *testing.T) {
 // TestShutDownWithDrainWaitsForQueuedAndInFlightItems: drain returns only once
 // nothing is waiting and nothing is being processed. Upstream returns as soon as
 // nothing is in flight, even with keys still queued.
-// Diagram: step 8. client-go: Typed.ShutDownWithDrain (kubernetes/kubernetes#141079).
+// Diagram: step 8. client-go: Typed.ShutDownWithDrain.
 func TestShutDownWithDrainWaitsForQueuedAndInFlightItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := workqueue.New[string]()

@@ -81,17 +81,3 @@ func TestSameOutputComparesAsGoTestDoes(t *testing.T) {
 	assert.True(t, sameOutput("b\na\n", "a\nb", true))
 	assert.False(t, sameOutput("a\na\n", "a\nb", true))
 }
-
-// ExampleShow is the form every TestOutputOf test takes; here it shows this
-// package's own Example.
-func ExampleShow() {
-	fmt.Println("what an Example prints")
-	// Output:
-	// what an Example prints
-}
-
-// TestOutputOfExampleShow shows ExampleShow's output with -v.
-// Diagram: none. client-go: none.
-func TestOutputOfExampleShow(t *testing.T) {
-	Show(t, "ExampleShow", ExampleShow)
-}

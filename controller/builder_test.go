@@ -87,11 +87,15 @@ func TestBuilderWiresForOwnsWatchesAndFilters(t *testing.T) {
 		event.SetName("e1")
 		event.SetLabels(map[string]string{"foo": "f2"})
 
-		assert.Equal(t, []string{"ns/f1"}, step(foo, foosGVR), "For")
-		assert.Equal(t, []string{"ns/f1"}, step(ownedCM, cmGVR), "Owns: the controller owner")
-		assert.Empty(t, step(notController, cmGVR), "Owns follows only controller references")
-		assert.Empty(t, step(ignored, cmGVR), "WithEventFilter")
-		assert.Equal(t, []string{"ns/f2"}, step(event, eventsGVR), "Watches")
+		logStep := func(what string, got []string) []string {
+			t.Logf("%-52s reconciles %v", what, got)
+			return got
+		}
+		assert.Equal(t, []string{"ns/f1"}, logStep("create Foo f1 (For)", step(foo, foosGVR)), "For")
+		assert.Equal(t, []string{"ns/f1"}, logStep("create a ConfigMap controlled by f1 (Owns)", step(ownedCM, cmGVR)), "Owns: the controller owner")
+		assert.Empty(t, logStep("create a ConfigMap f1 owns but does not control", step(notController, cmGVR)), "Owns follows only controller references")
+		assert.Empty(t, logStep("create one labelled ignore=yes (WithEventFilter)", step(ignored, cmGVR)), "WithEventFilter")
+		assert.Equal(t, []string{"ns/f2"}, logStep("create an Event labelled foo=f2 (Watches, mapped)", step(event, eventsGVR)), "Watches")
 	})
 }
 
@@ -132,6 +136,7 @@ func TestBuilderReportsMistakes(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.build(controller.NewBuilder(newMgr(nil)))
+			t.Logf("%s: %v", tc.name, err)
 
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)

@@ -67,6 +67,8 @@ func TestClientAndEventsOverHTTP(t *testing.T) {
 	rec.Event(cm, controller.EventTypeNormal, "Patched", "k is v2")
 	counted := nextWatchEvent(ctx, t, evWatch)
 	require.NoError(t, stop())
+	t.Logf("over HTTP: the client patched a/config, waited for the cache and read back %v", data(t, fromCache))
+	t.Logf("   the event recorder's first call: %s, the repeat: %s", created, counted)
 
 	assert.Equal(t, map[string]string{"k": "v2"}, data(t, fromCache))
 	assert.Equal(t, watch.Added, created, "the first call creates the Event")

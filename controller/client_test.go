@@ -68,6 +68,8 @@ func TestClientReadsComeFromTheCacheNotTheAPI(t *testing.T) {
 			assert.Empty(t, names(selected))
 		}
 
+		t.Logf("requests to the API once the cache synced: %v", afterSync)
+		t.Logf("   after 25 rounds of Get and three Lists through the client: %v", api.snapshot())
 		assert.Equal(t, map[string]int{"list configmaps": 1, "watch configmaps": 1}, afterSync, "the cache's informer: one list, one watch")
 		assert.Equal(t, afterSync, api.snapshot(), "100 reads through the cache: no request")
 		fresh := exampleCM()
@@ -75,6 +77,7 @@ func TestClientReadsComeFromTheCacheNotTheAPI(t *testing.T) {
 		all := cmList()
 		require.NoError(t, m.GetAPIReader().List(t.Context(), all, controller.InNamespace("b")))
 		assert.Equal(t, []string{"b/three"}, names(all))
+		t.Logf("   after one Get and one List through the API reader: %v", api.snapshot())
 		assert.Equal(t, 1, api.snapshot()["get configmaps"], "the API reader: a request per Get")
 		assert.Equal(t, 2, api.snapshot()["list configmaps"], "and per List")
 	})
@@ -110,6 +113,8 @@ func TestClientStartsAnInformerOnFirstReadOfAKind(t *testing.T) {
 		require.NoError(t, c.Get(t.Context(), key("kube-system", "demo"), again))
 
 		assert.ErrorContains(t, errEarly, "the Manager's cache has not started")
+		t.Logf("a Get before the Manager runs: %v", errEarly)
+		t.Logf("   lists of leases before the first Get: %d; after two Gets: %d (the first started an informer); gets sent to the API: %d", before["list leases"], api.snapshot()["list leases"], api.snapshot()["get leases"])
 		assert.Zero(t, before["list leases"], "no informer for leases yet")
 		assert.Equal(t, "demo", got.GetName())
 		assert.Equal(t, "demo", again.GetName())
@@ -137,6 +142,9 @@ func TestClientReportsUnknownKinds(t *testing.T) {
 		errOtherNamespace := c.Get(t.Context(), key("b", "x"), exampleCM())
 
 		assert.True(t, meta.IsNoMatchError(errUnknown), "%v", errUnknown)
+		t.Logf("Get of an unknown kind: %v", errUnknown)
+		t.Logf("Get of a Go type the scheme does not know: %v", errNoKind)
+		t.Logf("Get in a namespace the Manager does not watch: %v", errOtherNamespace)
 		assert.ErrorContains(t, errUnknown, "controller: client: no resource known for kind example.com/v1, Kind=Gadget")
 		assert.ErrorContains(t, errNoKind, "cannot tell the kind of *controller_test.Widget")
 		assert.ErrorContains(t, errNoKindList, "cannot tell the kind of the items of *controller_test.WidgetList")
@@ -173,6 +181,8 @@ func TestClientReadsReturnCopies(t *testing.T) {
 		again := exampleCM()
 		require.NoError(t, c.Get(t.Context(), key("a", "one"), again))
 		assert.Equal(t, map[string]string{"k": "v"}, data(t, again), "the cache is untouched")
+		t.Logf("the object from Get and from List were changed; a second Get returns data %v, labels %v: reads are copies", data(t, again), again.GetLabels())
+		t.Logf("   GetShared and ListShared return the cache's own object: the same pointer: %v", len(shared2) == 1 && shared1 == shared2[0])
 		assert.Empty(t, again.GetLabels())
 		assert.Equal(t, map[string]string{"k": "v"}, data(t, shared1.(*unstructured.Unstructured)))
 		require.Len(t, shared2, 1)
@@ -224,6 +234,8 @@ func TestClientHandlesTypedAndUnstructuredObjects(t *testing.T) {
 		require.NoError(t, c.List(ctx, &afterDelete))
 
 		assert.Equal(t, "w1", typed.Name)
+		t.Logf("a Widget created typed, read typed (size %d) and as unstructured (uid equal: %v); after UpdateStatus and a merge patch: color %q, ready %v", typed.Spec.Size, typed.UID == asUnstructured.GetUID(), w.Spec.Color, w.Status.Ready)
+		t.Logf("   a second created unstructured is listed typed: %d Widgets; after deleting it: %d", len(list.Items), len(afterDelete.Items))
 		assert.Equal(t, 1, typed.Spec.Size)
 		assert.NotEmpty(t, typed.UID)
 		size, _, _ := unstructured.NestedInt64(asUnstructured.Object, "spec", "size")
@@ -282,6 +294,8 @@ func TestClientWritesGoToTheAPI(t *testing.T) {
 		assert.True(t, apierrors.IsNotFound(errGone))
 		assert.True(t, apierrors.IsNotFound(errNotCached), "NotFound from the cache, too: %v", errNotCached)
 		calls := api.snapshot()
+		t.Logf("Create, Update, an Update from a stale copy (%v), a merge patch after someone else's write (data now %v), Delete", errStale, data(t, patched))
+		t.Logf("   requests to the API: %v", calls)
 		assert.Equal(t, 1, calls["create configmaps"])
 		assert.Equal(t, 2, calls["update configmaps"])
 		assert.Equal(t, 1, calls["patch configmaps"])

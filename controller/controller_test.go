@@ -20,7 +20,7 @@ import (
 // once, but the source's handler takes a second per initial object. Start
 // waits for the handler registration too, so when the first Reconcile runs,
 // all three initial objects are already on the queue.
-// Diagram: steps 6, 7, 8. client-go: controller-runtime Kind.WaitForSync (registration HasSynced, kubernetes/kubernetes#113763).
+// Diagram: steps 6, 7, 8. client-go: controller-runtime Kind.WaitForSync (registration HasSynced).
 func TestFirstReconcileWaitsForHandlerToSeeInitialList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t)
@@ -50,9 +50,11 @@ func TestFirstReconcileWaitsForHandlerToSeeInitialList(t *testing.T) {
 		require.True(t, inf.HasSynced())
 
 		assert.Zero(t, c.Counts().Success, "no Reconcile while the handler is behind")
+		t.Logf("the informer has synced; the source's handler takes 1s per initial object: Reconciles so far %d", c.Counts().Success)
 		time.Sleep(3 * time.Second)
 		synctest.Wait()
 		assert.Equal(t, int32(3), seenAtFirst.Load(), "the first Reconcile found the whole initial list enqueued")
+		t.Logf("   %v later the first Reconcile ran, with %d of 3 initial objects enqueued", time.Since(began), seenAtFirst.Load())
 		assert.Equal(t, int64(3), c.Counts().Success)
 		assert.Equal(t, 3*time.Second, time.Since(began))
 	})
@@ -77,6 +79,7 @@ func TestStartFailsWhenSourceDoesNotSyncInTime(t *testing.T) {
 		err = <-start(t, c)
 
 		require.Error(t, err)
+		t.Logf("every list is refused: Start returned after %v: %v", time.Since(began), err)
 		assert.Equal(t, controller.DefaultCacheSyncTimeout, time.Since(began))
 		assert.Contains(t, err.Error(), `controller "test": waiting for source 2 (Kind) to sync`)
 		assert.Contains(t, err.Error(), "informer synced: false")
@@ -118,6 +121,7 @@ func TestSameRequestIsNeverReconciledConcurrently(t *testing.T) {
 		synctest.Wait()
 
 		assert.Equal(t, 1, maxPerKey, "one Request was reconciled twice at once")
+		t.Logf("400 events for 4 objects, 4 workers, 10ms per Reconcile: at most %d Reconciles ran at once, at most %d per Request; %d Reconciles in all", maxTotal, maxPerKey, c.Counts().Success)
 		assert.Equal(t, 4, maxTotal, "the four workers ran in parallel")
 		assert.Greater(t, c.Counts().Success, int64(4*30), "events during a Reconcile ran it again afterwards")
 	})

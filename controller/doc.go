@@ -123,9 +123,8 @@
 //     controller-runtime uses by default since v0.23. It is the queue of
 //     sample-controller and of the outcome table as usually taught, and it
 //     cannot starve: the priority queue hands initial-list and resync events
-//     out last, and under steady load may never reach them
-//     (controller-runtime#3496). [workqueue.PriorityQueue] exists for
-//     comparison.
+//     out last, and under steady load may never reach them.
+//     [workqueue.PriorityQueue] exists for comparison.
 //   - Result has no Requeue field (deprecated upstream): return an error for a
 //     retry with backoff, or set RequeueAfter.
 //   - A TerminalError also calls Forget, so no failure count is kept for a

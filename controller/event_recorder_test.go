@@ -93,6 +93,7 @@ func TestEventRecorderWritesV1Events(t *testing.T) {
 		inA := events(t, srv, "a")
 		require.Len(t, inA, 1)
 		ev := inA[0]
+		t.Logf("a Warning about ConfigMap a/config became Event %s in namespace a: reason %v, type %v, count %v, source %v", ev.GetName(), field(t, ev, "reason"), field(t, ev, "type"), field(t, ev, "count"), field(t, ev, "source"))
 		assert.True(t, strings.HasPrefix(ev.GetName(), "config."), ev.GetName())
 		assert.Equal(t, map[string]any{
 			"apiVersion": "v1", "kind": "ConfigMap", "namespace": "a", "name": "config",
@@ -107,6 +108,7 @@ func TestEventRecorderWritesV1Events(t *testing.T) {
 		assert.Equal(t, map[string]any{"component": "foo-controller", "host": "node-1"}, field(t, ev, "source"))
 		inDefault := events(t, srv, "default")
 		require.Len(t, inDefault, 1, "Events about cluster-scoped objects go to default")
+		t.Logf("   an Event about Namespace team (cluster-scoped) went to namespace default: %q", field(t, inDefault[0], "message"))
 		assert.Equal(t, map[string]any{"apiVersion": "v1", "kind": "Namespace", "name": "team"}, field(t, inDefault[0], "involvedObject"))
 		assert.Equal(t, "synced 3 objects", field(t, inDefault[0], "message"))
 		assert.Equal(t, controller.EventStats{Recorded: 2, Written: 2}, b.Stats())
@@ -161,6 +163,8 @@ func TestEventRecorderCountsRepeatsOnOneEvent(t *testing.T) {
 		assert.Equal(t, stamp(began.Add(4*time.Second)), field(t, boom, "lastTimestamp"))
 		assert.Equal(t, int64(1), field(t, byMessage["another message"], "count"))
 		calls := api.snapshot()
+		t.Logf("the same Warning eight times, and another message once: %d Events; boom has count %v", len(evs), field(t, boom, "count"))
+		t.Logf("   requests: %d creates, %d patches (three repeats buffered while the writer waited went out as one patch)", calls["create events"], calls["patch events"])
 		assert.Equal(t, 2, calls["create events"], "one Event per message")
 		assert.Equal(t, 5, calls["patch events"], "four single repeats, then three repeats in one patch")
 		assert.Equal(t, controller.EventStats{Recorded: 9, Written: 9}, b.Stats())
@@ -202,6 +206,8 @@ func TestEventRecorderNeverBlocksOnAStuckAPIServer(t *testing.T) {
 		rec.Event(cm, controller.EventTypeNormal, "Late", "after the flush")
 
 		assert.Zero(t, recorded, "1004 Event calls took no time")
+		t.Logf("the API server answers after an hour; a buffer of 3: 1004 Event calls took %v; stats %+v", recorded, statsWhileStuck)
+		t.Logf("   stop: the flush gave up after %v; stats %+v", stopped, b.Stats())
 		assert.Equal(t, controller.EventStats{Recorded: 4, Dropped: 1001, Pending: 4}, statsWhileStuck)
 		assert.Equal(t, 2*time.Second, stopped, "the flush gave up after FlushTimeout")
 		assert.Equal(t, controller.EventStats{Recorded: 4, Dropped: 1002, Failed: 4}, b.Stats())
@@ -233,6 +239,7 @@ func TestEventRecorderFlushesOnShutdown(t *testing.T) {
 		stop()
 
 		assert.Equal(t, 3500*time.Millisecond, time.Since(began), "A cancelled at 0.5s, then A, B, C at 1s each")
+		t.Logf("each write takes 1s; A is half written, B, C, B recorded; stop returned after %v, having written them all", time.Since(began))
 		srv.SetLatency(0)
 		counts := map[string]int64{}
 		for _, ev := range events(t, srv, "a") {
@@ -270,6 +277,7 @@ func TestEventRecorderRetriesThenGivesUp(t *testing.T) {
 		synctest.Wait()
 
 		require.Len(t, retried, 1)
+		t.Logf("two failed creates, then the third try writes the Event; three failures and it is given up: %d creates sent; stats %+v", api.snapshot()["create events"], b.Stats())
 		assert.Equal(t, stamp(began), field(t, retried[0], "firstTimestamp"), "timestamps are those of the call, not of the write")
 		var reasons []string
 		for _, ev := range events(t, srv, "a") {
@@ -305,6 +313,7 @@ func TestEventRecorderStartsANewEventWhenTheOldOneIsGone(t *testing.T) {
 		again := events(t, srv, "a")
 		require.Len(t, again, 1)
 		assert.NotEqual(t, first[0].GetName(), again[0].GetName())
+		t.Logf("Event %s deleted by someone; the repeat creates %s with count %v", first[0].GetName(), again[0].GetName(), field(t, again[0], "count"))
 		assert.Equal(t, int64(1), field(t, again[0], "count"))
 		assert.Equal(t, controller.EventStats{Recorded: 2, Written: 2}, b.Stats())
 	})
@@ -330,6 +339,7 @@ func TestEventRecorderDropsInvalidEvents(t *testing.T) {
 		synctest.Wait()
 
 		assert.Equal(t, controller.EventStats{Dropped: 4}, b.Stats())
+		t.Logf("a bad type, an object without a name, a type the scheme does not know, nil: stats %+v", b.Stats())
 		assert.Empty(t, events(t, srv, "a"))
 		assert.Contains(t, logs.String(), `type \"Bogus\" is neither Normal nor Warning`)
 		assert.Contains(t, logs.String(), "cannot tell the kind of *controller_test.Widget")
@@ -363,6 +373,7 @@ func TestManagerFlushesEventsAfterItsControllersStop(t *testing.T) {
 			reasons = append(reasons, field(t, ev, "reason").(string))
 			assert.Equal(t, "foo-controller", field(t, ev, "source", "component"))
 		}
+		t.Logf("a runnable records an Event when it starts and one as it stops: the Manager flushed both: %v", reasons)
 		assert.ElementsMatch(t, []string{"Started", "Stopping"}, reasons)
 	})
 }

@@ -109,6 +109,7 @@ func TestFinalizerCleansUpBeforeObjectIsDeleted(t *testing.T) {
 		assert.Equal(t, []string{name}, stored.(controller.Object).GetFinalizers(), "finalizer written")
 		mu.Lock()
 		assert.Equal(t, map[string]bool{"f1": true}, external, "created only once the finalizer was on the object")
+		t.Logf("Foo f1 created: the stored object has finalizers %v; the external resource exists: %v", stored.(controller.Object).GetFinalizers(), external["f1"])
 		mu.Unlock()
 
 		require.NoError(t, foos.Delete(context.Background(), "f1", metav1.DeleteOptions{}))
@@ -116,11 +117,13 @@ func TestFinalizerCleansUpBeforeObjectIsDeleted(t *testing.T) {
 		stored, err = foos.Get(context.Background(), "f1", metav1.GetOptions{})
 		require.NoError(t, err, "the failed cleanup keeps the Foo")
 		assert.NotNil(t, stored.(controller.Object).GetDeletionTimestamp())
+		t.Logf("   Delete: the first cleanup fails, so f1 stays, with deletionTimestamp %v", stored.(controller.Object).GetDeletionTimestamp())
 		time.Sleep(time.Second)
 		synctest.Wait()
 
 		_, err = foos.Get(context.Background(), "f1", metav1.GetOptions{})
 		assert.True(t, apierrors.IsNotFound(err), "deleted once the finalizer was removed: %v", err)
+		t.Logf("   a second later the retried cleanup succeeds, the finalizer is removed, and the server says: %v", err)
 		mu.Lock()
 		defer mu.Unlock()
 		assert.Empty(t, external)

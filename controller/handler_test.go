@@ -104,7 +104,9 @@ func TestEnqueueRequestForOwnerFollowsOwnerReferences(t *testing.T) {
 
 			h.Create(context.Background(), controller.CreateEvent{Object: obj}, q)
 
-			assert.Equal(t, tc.want, drain(q))
+			got := drain(q)
+			t.Logf("a child owned by Foo ctrl (controller), Foo other, Bar bar, a Foo of another group and a malformed one; %s: %v", tc.name, got)
+			assert.Equal(t, tc.want, got)
 		})
 	}
 }
@@ -124,7 +126,9 @@ func TestEnqueueRequestForOwnerUpdateReachesOldAndNewOwners(t *testing.T) {
 	ctx := context.Background()
 
 	h.Update(ctx, controller.UpdateEvent{ObjectOld: fromA, ObjectNew: toB}, q)
-	assert.Equal(t, []string{"ns/a", "ns/b"}, drain(q))
+	got := drain(q)
+	t.Logf("the child's controller changes from Foo a to Foo b: an update enqueues %v", got)
+	assert.Equal(t, []string{"ns/a", "ns/b"}, got)
 
 	h.Update(ctx, controller.UpdateEvent{ObjectOld: fromA, ObjectNew: fromA}, q)
 	assert.Equal(t, []string{"ns/a"}, drain(q))
@@ -151,7 +155,9 @@ func TestEnqueueRequestsFromMapFuncMapsOldAndNew(t *testing.T) {
 	ctx := context.Background()
 
 	h.Update(ctx, controller.UpdateEvent{ObjectOld: before, ObjectNew: after}, q)
-	assert.Equal(t, []string{"ns/always", "ns/x", "ns/y"}, drain(q))
+	got := drain(q)
+	t.Logf("an update of a ConfigMap whose user label goes from x to y: the map function, run on old and new, enqueues %v", got)
+	assert.Equal(t, []string{"ns/always", "ns/x", "ns/y"}, got)
 
 	h.Create(ctx, controller.CreateEvent{Object: before}, q)
 	h.Delete(ctx, controller.DeleteEvent{Object: after}, q)

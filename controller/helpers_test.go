@@ -3,6 +3,7 @@ package controller_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -109,15 +110,37 @@ type call struct {
 type recorder struct {
 	began time.Time
 
-	mu     sync.Mutex // guards calls and script
+	mu     sync.Mutex // guards calls, script and logf
 	calls  []call
 	script []outcome
+	logf   func(string, ...any) // if set, told of every call
+}
+
+// narrate logs every Reconcile from now on, with its outcome, to t.
+func (r *recorder) narrate(t *testing.T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logf = t.Logf
 }
 
 type outcome struct {
 	result controller.Result
 	err    error
 	panic  any
+}
+
+func (o outcome) String() string {
+	switch {
+	case o.panic != nil:
+		return fmt.Sprintf("panic(%v)", o.panic)
+	case o.err != nil && o.result.RequeueAfter > 0:
+		return fmt.Sprintf("error %q and RequeueAfter %v", o.err, o.result.RequeueAfter)
+	case o.err != nil:
+		return fmt.Sprintf("error %q", o.err)
+	case o.result.RequeueAfter > 0:
+		return fmt.Sprintf("RequeueAfter %v", o.result.RequeueAfter)
+	}
+	return "success"
 }
 
 func newRecorder(script ...outcome) *recorder {
@@ -131,6 +154,9 @@ func (r *recorder) Reconcile(_ context.Context, rq controller.Request) (controll
 	if len(r.script) > 0 {
 		next, r.script = r.script[0], r.script[1:]
 	}
+	if r.logf != nil {
+		r.logf("%10v  Reconcile(%s) -> %s", time.Since(r.began), rq, next)
+	}
 	r.mu.Unlock()
 	if next.panic != nil {
 		panic(next.panic)
@@ -138,13 +164,15 @@ func (r *recorder) Reconcile(_ context.Context, rq controller.Request) (controll
 	return next.result, next.err
 }
 
-// times returns when the calls happened.
-func (r *recorder) times() []time.Duration {
+// times returns when the calls happened, since the recorder was made, as
+// durations print ("0s", "5ms", "1h0m0.005s"): a failed comparison then
+// reads as times, not as nanoseconds.
+func (r *recorder) times() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var ts []time.Duration
+	var ts []string
 	for _, c := range r.calls {
-		ts = append(ts, c.at)
+		ts = append(ts, c.at.String())
 	}
 	return ts
 }

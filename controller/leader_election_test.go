@@ -90,6 +90,7 @@ func TestOnlyLeaderReconcilesAndSuccessorTakesOverAfterStop(t *testing.T) {
 
 		assert.Equal(t, []string{"ns/x"}, a.rec.requests())
 		assert.Empty(t, b.rec.requests(), "the follower reconciles nothing")
+		t.Logf("two managers; a is elected; ns/x is created; a minute later a reconciled %v, b %v", a.rec.requests(), b.rec.requests())
 		assert.False(t, isElected(b.m))
 		holder, _ := leaseSpec(t, srv)
 		assert.Equal(t, "a", holder)
@@ -101,6 +102,7 @@ func TestOnlyLeaderReconcilesAndSuccessorTakesOverAfterStop(t *testing.T) {
 		synctest.Wait()
 
 		assert.LessOrEqual(t, tookOver, controller.DefaultRetryPeriod, "released: no need to wait for expiry")
+		t.Logf("   a stops and releases the lease: b is elected %v later and reconciles %v", tookOver, b.rec.requests())
 		assert.Less(t, tookOver, controller.DefaultLeaseDuration)
 		assert.Equal(t, []string{"ns/x"}, b.rec.requests())
 		holder, transitions := leaseSpec(t, srv)
@@ -154,6 +156,7 @@ func TestLeaderThatCannotRenewStopsBeforeSuccessorStarts(t *testing.T) {
 		electedAt := time.Since(began)
 
 		assert.EqualError(t, err, "leader election lost")
+		t.Logf("a is elected, b waits; at 3s a can no longer reach the lease: a stops at %v (%v), b is elected at %v", lostAt, err, electedAt)
 		assert.Equal(t, 14*time.Second, lostAt)
 		assert.Equal(t, 19*time.Second, electedAt)
 		holder, transitions := leaseSpec(t, srv)
@@ -262,6 +265,7 @@ func TestFollowerRunsOnlyRunnablesThatNeedNoLeadership(t *testing.T) {
 		synctest.Wait()
 
 		assert.Equal(t, int32(1), others.Load())
+		t.Logf("a follower for a minute: runnables that need no leadership started %d; its controller reconciled %v; the leader's %v", others.Load(), follower.rec.requests(), leader.rec.requests())
 		assert.False(t, isElected(follower.m))
 		assert.Empty(t, follower.rec.requests())
 		assert.Equal(t, []string{"ns/x"}, leader.rec.requests())

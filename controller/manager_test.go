@@ -109,6 +109,9 @@ func TestManagerStartsInOrderAndStopsInReverse(t *testing.T) {
 		require.NoError(t, stop())
 
 		lines := j.all()
+		for _, line := range lines {
+			t.Log(line)
+		}
 		require.Len(t, lines, 4)
 		assert.ElementsMatch(t, []string{
 			"start other (cache synced: true)",
@@ -141,6 +144,7 @@ func TestManagerShutdownIsBoundedByTimeout(t *testing.T) {
 
 		began := time.Now()
 		err := stop()
+		t.Logf("a runnable ignores its context: the manager gave up after %v: %v", time.Since(began), err)
 
 		assert.Equal(t, controller.DefaultGracefulShutdownTimeout, time.Since(began))
 		assert.ErrorContains(t, err, "graceful shutdown timed out after 30s: leader election runnables (controllers) still running")

@@ -55,6 +55,7 @@ func TestChangedPredicatesFilterUpdates(t *testing.T) {
 				got[i] = tc.p.Update(controller.UpdateEvent{ObjectOld: base, ObjectNew: next})
 			}
 
+			t.Logf("%-22s passes: resync %-5v status write %-5v spec write %-5v relabel %-5v reannotate %v", tc.name, got[0], got[1], got[2], got[3], got[4])
 			assert.Equal(t, tc.want, got, "resync, status write, spec write, relabel, reannotate")
 			assert.False(t, tc.p.Update(controller.UpdateEvent{ObjectNew: specWrite}), "no old object")
 			assert.False(t, tc.p.Update(controller.UpdateEvent{ObjectOld: base}), "no new object")
@@ -117,6 +118,7 @@ func TestLabelSelectorPredicateMatchesLabels(t *testing.T) {
 		MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "Sometimes"}},
 	})
 	assert.ErrorContains(t, err, "controller: invalid label selector")
+	t.Logf("app=web, tier notin (db): web (tier=front) passes %v, db (tier=db) passes %v; a bad operator: %v", p.Create(controller.CreateEvent{Object: web}), p.Create(controller.CreateEvent{Object: db}), err)
 }
 
 // TestAndOrNotCombinePredicates: And needs every predicate and stops at the
@@ -135,9 +137,11 @@ func TestAndOrNotCombinePredicates(t *testing.T) {
 
 	assert.False(t, controller.And(spy("t1", true), spy("f1", false), spy("t2", true)).Create(e))
 	assert.Equal(t, []string{"t1", "f1"}, asked, "And stops at the first false")
+	t.Logf("And(true, false, true) asked %v: it stops at the first false", asked)
 	asked = nil
 	assert.True(t, controller.Or(spy("f1", false), spy("t1", true), spy("f2", false)).Create(e))
 	assert.Equal(t, []string{"f1", "t1"}, asked, "Or stops at the first true")
+	t.Logf("Or(false, true, false) asked %v: it stops at the first true", asked)
 	assert.False(t, controller.Not(spy("t", true)).Create(e))
 	assert.True(t, controller.Not(spy("f", false)).Create(e))
 	assert.True(t, controller.And().Create(e))

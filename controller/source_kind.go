@@ -22,7 +22,7 @@ import (
 // [Manager]'s cache, or the caller). Its WaitForSync waits until the informer
 // has synced and the registration has too: every object of the initial list
 // has passed through the handler, so the first Reconcile sees a queue that
-// holds the whole initial state (kubernetes/kubernetes#113763).
+// holds the whole initial state.
 //
 // An OnDelete carrying a [deltafifo.DeletedFinalStateUnknown] tombstone is
 // unwrapped: the DeleteEvent gets the tombstone's last known object and

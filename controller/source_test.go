@@ -79,7 +79,9 @@ func TestKindSourceTurnsNotificationsIntoEvents(t *testing.T) {
 		inf := runInformer(t, srv)
 		spy := &spyHandler{}
 		startSource(t, controller.Kind(inf, spy))
-		assert.Equal(t, []string{"create ns/a initial=true"}, spy.take())
+		initial := spy.take()
+		t.Logf("the Kind source, started on a synced informer: %v", initial)
+		assert.Equal(t, []string{"create ns/a initial=true"}, initial)
 
 		b := create(t, srv, newCM("ns", "b"))
 		b.SetLabels(map[string]string{"x": "y"})
@@ -87,12 +89,14 @@ func TestKindSourceTurnsNotificationsIntoEvents(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, srv.Resource(cmGVR).Namespace("ns").Delete(context.Background(), "a", metav1.DeleteOptions{}))
 		synctest.Wait()
+		got := spy.take()
+		t.Logf("   create b, update b, delete a: %v", got)
 
 		assert.Equal(t, []string{
 			"create ns/b initial=false",
 			fmt.Sprintf("update ns/b %s->%s", b.GetResourceVersion(), rvOf(updated)),
 			"delete ns/a unknown=false",
-		}, spy.take())
+		}, got)
 	})
 }
 
@@ -125,8 +129,11 @@ func TestKindSourceUnwrapsTombstoneForOwnerHandler(t *testing.T) {
 		time.Sleep(time.Minute) // past any reflector backoff
 		synctest.Wait()
 
-		assert.Equal(t, []string{"delete ns/child unknown=true"}, spy.take())
-		assert.Equal(t, []string{"ns/parent"}, drain(q))
+		events, owners := spy.take(), drain(q)
+		t.Logf("a child deleted while the watch was down reaches the handler after the relist as %v", events)
+		t.Logf("   the tombstone was unwrapped, so EnqueueRequestForOwner found its owner: %v", owners)
+		assert.Equal(t, []string{"delete ns/child unknown=true"}, events)
+		assert.Equal(t, []string{"ns/parent"}, owners)
 	})
 }
 

@@ -124,6 +124,7 @@ func TestStaleCacheCreatesDuplicateChildUnlessReconcilerWaits(t *testing.T) {
 			onServer, err := srv.Resource(cmGVR).Namespace("a").List(ctx, metav1.ListOptions{LabelSelector: "owner=parent"})
 			require.NoError(t, err)
 			want := map[bool]int{false: 2, true: 1}[wait]
+			t.Logf("the watch is held for 1s; two Reconciles in a row, WaitForResourceVersion after Create: %v -> children on the server: %d", wait, len(onServer.(*unstructured.UnstructuredList).Items))
 			assert.Len(t, onServer.(*unstructured.UnstructuredList).Items, want, "wait=%t", wait)
 		})
 	}
@@ -163,6 +164,10 @@ func TestWaitForTheCacheHandlesDeletionsAndBadInput(t *testing.T) {
 		badRV.SetResourceVersion("abc")
 		errBadRV := c.WaitForResourceVersion(ctx, badRV)
 
+		t.Logf("WaitForResourceVersion after the object was deleted: %v (the cache saw the deletion)", errDeletedMeanwhile)
+		t.Logf("WaitForDeletion when a new object of that name (another uid) is cached: %v", errReplaced)
+		t.Logf("WaitForResourceVersion of an object with no resourceVersion: %v", errNoRV)
+		t.Logf("WaitForResourceVersion with resourceVersion abc: %v", errBadRV)
 		assert.NoError(t, errDeletedMeanwhile, "the cache saw the deletion after my write")
 		assert.NoError(t, errReplaced, "the cached a/mine has uid %s, not mine", replaced.GetUID())
 		assert.ErrorContains(t, errNoRV, "pass the object a write returned")

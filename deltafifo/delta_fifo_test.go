@@ -24,6 +24,7 @@ func TestDeltasAccumulatePerKeyWithoutMovingInLine(t *testing.T) {
 	checked(t, f, f.Update(obj("a", "2")))
 	checked(t, f, f.Update(obj("a", "3")))
 
+	t.Logf("Add a@1, Add b@1, Update a@2, Update a@3: queued keys %v; a keeps its place", f.ListKeys())
 	assert.Equal(t, []string{"default/a", "default/b"}, f.ListKeys())
 	assert.Equal(t, []popped{
 		{Deltas: []string{"Added a@1", "Updated a@2", "Updated a@3"}},
@@ -53,6 +54,7 @@ func TestConsecutiveDeletesCollapseKeepingTheOneWithMoreInformation(t *testing.T
 		t.Run(tt.name, func(t *testing.T) {
 			f := deltafifo.New(deltafifo.Options{KnownObjects: newKnownStore(obj("a", "0"))})
 
+			t.Logf("%s: Delete(%s), then Delete(%s)", tt.name, showObj(tt.first), showObj(tt.second))
 			checked(t, f, f.Delete(tt.first))
 			checked(t, f, f.Delete(tt.second))
 
@@ -67,6 +69,7 @@ func TestConsecutiveDeletesCollapseKeepingTheOneWithMoreInformation(t *testing.T
 func TestDeletesSeparatedByAnotherDeltaAreKept(t *testing.T) {
 	f := deltafifo.New(deltafifo.Options{KnownObjects: newKnownStore(obj("a", "1"))})
 
+	t.Log("Delete a@1, Add a@2, Delete a@2: nothing collapses")
 	checked(t, f, f.Delete(obj("a", "1")))
 	checked(t, f, f.Add(obj("a", "2")))
 	checked(t, f, f.Delete(obj("a", "2")))
@@ -85,6 +88,7 @@ func TestDeleteOfUnknownKeyIsIgnored(t *testing.T) {
 
 		assert.Empty(t, f.ListKeys())
 		assert.True(t, f.HasSynced(), "a Delete before any Replace still counts as populating")
+		t.Logf("without known objects: Delete(a) queues %v", f.ListKeys())
 	})
 	t.Run("unknown to the store", func(t *testing.T) {
 		f := deltafifo.New(deltafifo.Options{KnownObjects: newKnownStore(obj("b", "1"))})
@@ -93,6 +97,7 @@ func TestDeleteOfUnknownKeyIsIgnored(t *testing.T) {
 		checked(t, f, f.Delete(obj("b", "1")))
 
 		assert.Equal(t, []string{"default/b"}, f.ListKeys(), "a key the store knows is deleted")
+		t.Logf("the store knows only b: Delete(a), Delete(b) queue %v", f.ListKeys())
 	})
 	t.Run("already deleted by a relist", func(t *testing.T) {
 		store := newKnownStore(obj("a", "1"))
@@ -103,6 +108,7 @@ func TestDeleteOfUnknownKeyIsIgnored(t *testing.T) {
 		checked(t, f, f.Delete(obj("a", "1")))
 
 		assert.Empty(t, f.ListKeys(), "the tombstone already told the consumer")
+		t.Logf("a relist already turned a into a tombstone: Delete(a) queues %v", f.ListKeys())
 	})
 	t.Run("a store that cannot answer counts as knowing", func(t *testing.T) {
 		store := newKnownStore()
@@ -112,13 +118,14 @@ func TestDeleteOfUnknownKeyIsIgnored(t *testing.T) {
 		checked(t, f, f.Delete(obj("a", "1")))
 
 		assert.Equal(t, []string{"default/a"}, f.ListKeys())
+		t.Logf("a store that cannot answer for a: Delete(a) queues %v", f.ListKeys())
 	})
 }
 
 // TestTransformerNotAppliedToSyncDeltasOrTombstones: objects are transformed
 // once, on the way in; a Sync re-delivers the stored (already transformed)
 // object and a tombstone wraps one, so neither is transformed again.
-// Diagram: step 2. client-go: DeltaFIFO.queueActionInternalLocked (kubernetes/kubernetes#124337)
+// Diagram: step 2. client-go: DeltaFIFO.queueActionInternalLocked
 func TestTransformerNotAppliedToSyncDeltasOrTombstones(t *testing.T) {
 	calls := 0
 	store := newKnownStore()
@@ -140,6 +147,7 @@ func TestTransformerNotAppliedToSyncDeltasOrTombstones(t *testing.T) {
 		{Deltas: []string{"Deleted tombstone default/b (b@1 t1)"}},
 	}, popAll(t, f, store))
 	assert.Equal(t, 3, calls, "a@1, b@1 and a@2: one call per object that came from outside")
+	t.Logf("the transformer ran %d times: once for each object that came from outside (\" t1\" marks a transformed object), never for Sync deltas or tombstones", calls)
 }
 
 // markTransformed returns a copy of o with its "transformed" annotation
@@ -164,6 +172,7 @@ func TestTransformerErrorAbortsTheEnqueue(t *testing.T) {
 			f := q.new(deltafifo.Options{Transformer: func(any) (any, error) { return nil, boom }})
 
 			err := f.Add(obj("a", "1"))
+			t.Logf("%s: Add with a failing transformer: %v; queued keys: %v", q.name, err, f.ListKeys())
 
 			require.ErrorIs(t, err, boom)
 			assert.ErrorContains(t, err, `deltafifo: add "default/a": transform: boom`)
@@ -220,6 +229,7 @@ func TestDeletionHandlingMetaNamespaceKeyFunc(t *testing.T) {
 	_, err3 := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(3)
 
 	require.NoError(t, errors.Join(err1, err2))
+	t.Logf("DeletionHandlingMetaNamespaceKeyFunc(tombstone for ns/gone) = %q; (object a) = %q; (3): %v", k1, k2, err3)
 	assert.Equal(t, "ns/gone", k1)
 	assert.Equal(t, "default/a", k2)
 	assert.Error(t, err3)

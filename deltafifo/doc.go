@@ -84,7 +84,7 @@
 //   - Only the non-atomic RealFIFO is implemented: no ReplacedAll, SyncAll or
 //     Bookmark deltas, no unlock-while-processing, no PopBatch.
 //   - The pre-1.33 extras (AddIfNotPresent, ErrRequeue, List, Get) are not
-//     here: the queue only carries events (kubernetes/kubernetes#129568).
+//     here: the queue only carries events.
 //   - Pop with a nil process function returns an error instead of panicking.
 //
 // # Read next

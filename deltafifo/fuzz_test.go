@@ -298,6 +298,7 @@ func FuzzDeltaFIFOModel(f *testing.F) {
 			require.NoError(t, deltafifo.CheckInvariants(q))
 		}
 		require.Equal(t, m.synced(), q.HasSynced())
+		t.Logf("%d operations: after each, the queue's keys, every Pop and HasSynced matched the model", len(data)/2)
 		q.Close()
 		_, err := q.Pop(func(deltafifo.Deltas, bool) error { return nil })
 		require.ErrorIs(t, err, deltafifo.ErrFIFOClosed)

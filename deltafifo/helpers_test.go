@@ -142,7 +142,19 @@ func popOne(t *testing.T, q deltafifo.Queue, store *knownStore) popped {
 	})
 	checked(t, q, err)
 	require.Equal(t, got.Deltas, showAll(ds), "Pop must return what it processed")
+	t.Logf("%s pop: %v", kindOf(q), got)
 	return got
+}
+
+// kindOf names a queue's design for log lines.
+func kindOf(q deltafifo.Queue) string {
+	switch q.(type) {
+	case *deltafifo.DeltaFIFO:
+		return "DeltaFIFO"
+	case *deltafifo.RealFIFO:
+		return "RealFIFO "
+	}
+	return fmt.Sprintf("%T", q)
 }
 
 // popAll pops until the queue is empty.

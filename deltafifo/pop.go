@@ -6,8 +6,7 @@ import (
 )
 
 // Slow-consumer warning thresholds: a process function that holds the lock
-// longer than this while more than this many keys wait is blocking the producer
-// (kubernetes/kubernetes#103789).
+// longer than this while more than this many keys wait is blocking the producer.
 const (
 	slowProcessDepth    = 10
 	slowProcessDuration = 100 * time.Millisecond

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -24,6 +25,7 @@ func TestPopHandsAllDeltasOfHeadKeyWithIsInInitialList(t *testing.T) {
 	checked(t, f, f.Update(obj("a", "2")))
 	checked(t, f, f.Add(obj("c", "2")))
 
+	t.Logf("initial list [a@1 b@1], then Update a@2, Add c@2: queued keys %v", f.ListKeys())
 	got := popAll(t, f, nil)
 
 	assert.Equal(t, []popped{
@@ -50,6 +52,7 @@ func TestPopRunsProcessUnderTheLock(t *testing.T) {
 			})
 
 			checked(t, f, err)
+			t.Logf("%s: the queue's lock was held while process ran: %v; and after Pop returned: %v", q.name, lockedDuringProcess, deltafifo.IsLocked(f))
 			assert.True(t, lockedDuringProcess)
 			assert.False(t, deltafifo.IsLocked(f), "the lock is released when Pop returns")
 		})
@@ -67,6 +70,7 @@ func TestPopReturnsProcessErrorAndDoesNotRequeue(t *testing.T) {
 			checked(t, f, f.Add(obj("a", "1")))
 
 			ds, err := f.Pop(func(deltafifo.Deltas, bool) error { return failed })
+			t.Logf("%s: process fails; Pop returns %v with %v; queued keys afterwards: %v (not requeued)", q.name, err, showAll(ds), f.ListKeys())
 
 			assert.ErrorIs(t, err, failed)
 			assert.Equal(t, []string{"Added a@1"}, showAll(ds))
@@ -113,7 +117,9 @@ func TestCloseUnblocksPopWithErrFIFOClosed(t *testing.T) {
 				synctest.Wait()
 
 				assert.True(t, f.IsClosed())
-				assert.ErrorIs(t, <-result, deltafifo.ErrFIFOClosed)
+				err := <-result
+				t.Logf("%s: Pop waits on an empty queue; Close: Pop returns %v", q.name, err)
+				assert.ErrorIs(t, err, deltafifo.ErrFIFOClosed)
 			})
 		})
 	}
@@ -134,6 +140,7 @@ func TestCloseLetsPopDrainWhatIsQueued(t *testing.T) {
 			_, err2 := f.Pop(func(deltafifo.Deltas, bool) error { return nil })
 
 			require.NoError(t, err1)
+			t.Logf("%s: a queued, then Close (twice): the first Pop hands out %v, the second returns %v", q.name, showAll(ds), err2)
 			assert.Equal(t, []string{"Added a@1"}, showAll(ds))
 			assert.ErrorIs(t, err2, deltafifo.ErrFIFOClosed)
 		})
@@ -166,6 +173,7 @@ func TestHasSyncedOnlyAfterLastInitialItemIsProcessed(t *testing.T) {
 			checked(t, f, err)
 
 			assert.Equal(t, []bool{false, false}, duringProcess, "not synced while the last item is processed")
+			t.Logf("%s: initial list [a b]: HasSynced while each was processed: %v; after the last Pop returned: %v", q.name, duringProcess, f.HasSynced())
 			assert.True(t, f.HasSynced())
 		})
 	}
@@ -186,6 +194,7 @@ func TestHasSyncedAtOnceWithoutAnInitialList(t *testing.T) {
 
 			assert.True(t, empty.HasSynced())
 			assert.True(t, addFirst.HasSynced())
+			t.Logf("%s: HasSynced after an empty initial list: %v; after an Add before the first Replace: %v", q.name, empty.HasSynced(), addFirst.HasSynced())
 			for _, p := range popAll(t, addFirst, nil) {
 				assert.False(t, p.Initial, "nothing is in an initial list: %v", p)
 			}
@@ -203,6 +212,7 @@ func TestLaterReplaceIsNotAnInitialList(t *testing.T) {
 			checked(t, f, f.Replace([]any{obj("a", "1")}, "1"))
 			popAll(t, f, nil)
 
+			t.Logf("%s: the initial list [a@1] was popped; a second Replace lists a@2", q.name)
 			checked(t, f, f.Replace([]any{obj("a", "2")}, "2"))
 
 			assert.True(t, f.HasSynced())
@@ -214,7 +224,7 @@ func TestLaterReplaceIsNotAnInitialList(t *testing.T) {
 // TestSlowProcessWithLongQueueIsLogged: a process function that holds the
 // lock for more than 100ms while more than ten keys wait is reported, since
 // it blocks the producer.
-// Diagram: step 3. client-go: DeltaFIFO.Pop (kubernetes/kubernetes#103789)
+// Diagram: step 3. client-go: DeltaFIFO.Pop
 func TestSlowProcessWithLongQueueIsLogged(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var logs bytes.Buffer
@@ -228,15 +238,18 @@ func TestSlowProcessWithLongQueueIsLogged(t *testing.T) {
 		_, err := f.Pop(quick) // 12 keys wait, but a is quick
 		require.NoError(t, err)
 		require.Empty(t, logs.String())
+		t.Log("pop a (50ms) with 12 keys waiting: nothing logged")
 		_, err = f.Pop(slow) // 11 keys wait while b is slow
 
 		require.NoError(t, err)
 		assert.Contains(t, logs.String(), `msg="deltafifo: slow event handlers blocking the queue" key=default/b depth=11 took=150ms`)
+		t.Logf("pop b (150ms) with 11 keys waiting: %s", strings.TrimSpace(logs.String()))
 		logs.Reset()
 		for range 11 {
 			_, err = f.Pop(slow) // 10 keys or fewer wait
 			require.NoError(t, err)
 		}
 		assert.Empty(t, logs.String())
+		t.Log("pops with 10 keys or fewer waiting: nothing logged, however slow")
 	})
 }

@@ -14,11 +14,11 @@ import (
 //
 //  1. Every listed object gets a Replaced delta, in list order. Nothing is
 //     skipped: a key whose last queued delta is Deleted gets its Replaced
-//     delta too, because the object was recreated (kubernetes/kubernetes#83911).
+//     delta too, because the object was recreated.
 //  2. Every queued key the list does not contain gets a Deleted delta holding
 //     a [DeletedFinalStateUnknown] with the newest queued object. This catches
 //     objects created and deleted while the watch was down whose Added delta
-//     is still waiting (kubernetes/kubernetes#115620).
+//     is still waiting.
 //  3. Every known object the list does not contain and that has nothing
 //     queued gets the same kind of tombstone, holding the known object.
 //     Known keys are visited in sorted order, so the result is reproducible.
@@ -122,10 +122,9 @@ func lastObject(d Deltas) any {
 }
 
 // Resync queues a Sync delta for every known object whose key has nothing
-// queued, in sorted key order, all under one lock acquisition
-// (kubernetes/kubernetes#40815). A key with queued deltas is skipped: the
-// store's copy is older than what is waiting, and re-delivering it would
-// undo the newer change (kubernetes/kubernetes#32125). Sync objects come from
+// queued, in sorted key order, all under one lock acquisition. A key with
+// queued deltas is skipped: the store's copy is older than what is waiting,
+// and re-delivering it would undo the newer change. Sync objects come from
 // the consumer's store, so the transformer is not applied to them. Without
 // KnownObjects, Resync does nothing.
 func (f *DeltaFIFO) Resync() error {

@@ -15,12 +15,13 @@ import (
 // TestReplaceEmitsReplacedDeltasAndTombstonesForQueuedKeys: an object whose
 // Added delta is still queued and that the relist no longer lists gets a
 // tombstone, carrying the newest queued object.
-// Diagram: step 2. client-go: DeltaFIFO.Replace (kubernetes/kubernetes#115620)
+// Diagram: step 2. client-go: DeltaFIFO.Replace
 func TestReplaceEmitsReplacedDeltasAndTombstonesForQueuedKeys(t *testing.T) {
 	f := deltafifo.New(deltafifo.Options{KnownObjects: newKnownStore()})
 	checked(t, f, f.Add(obj("x", "1")))
 	checked(t, f, f.Update(obj("x", "2")))
 
+	t.Log("x is added and updated, still queued, never popped; then a relist lists [a@3 b@3], without x")
 	checked(t, f, f.Replace([]any{obj("a", "3"), obj("b", "3")}, "3"))
 
 	assert.Equal(t, []string{"default/x", "default/a", "default/b"}, f.ListKeys())
@@ -40,6 +41,7 @@ func TestReplaceEmitsTombstonesForKnownObjectsMissingFromList(t *testing.T) {
 	store := newKnownStore(obj("c", "1"), obj("a", "1"), obj("b", "1"))
 	f := deltafifo.New(deltafifo.Options{KnownObjects: store})
 
+	t.Log("the store knows a@1, b@1, c@1; a relist lists only b@2")
 	checked(t, f, f.Replace([]any{obj("b", "2")}, "2"))
 
 	assert.Equal(t, []popped{
@@ -58,6 +60,7 @@ func TestReplaceTombstoneHasNilObjectWhenStoreCannotAnswer(t *testing.T) {
 	store.failGet["default/a"] = errors.New("store unavailable")
 	f := deltafifo.New(deltafifo.Options{KnownObjects: store, Logger: discard()})
 
+	t.Log("the store lists key default/a but cannot return its object; a relist lists nothing")
 	checked(t, f, f.Replace(nil, "2"))
 
 	assert.Equal(t, []popped{{Deltas: []string{"Deleted tombstone default/a (nil)"}, Initial: true}}, popAll(t, f, nil))
@@ -66,11 +69,12 @@ func TestReplaceTombstoneHasNilObjectWhenStoreCannotAnswer(t *testing.T) {
 // TestReplaceDoesNotSkipRecreatedObject: a Replace for a key whose last
 // queued delta is Deleted is still queued, so an object deleted and
 // recreated while disconnected reaches the consumer.
-// Diagram: step 2. client-go: DeltaFIFO.Replace (kubernetes/kubernetes#83911)
+// Diagram: step 2. client-go: DeltaFIFO.Replace
 func TestReplaceDoesNotSkipRecreatedObject(t *testing.T) {
 	f := deltafifo.New(deltafifo.Options{KnownObjects: newKnownStore(obj("a", "1"))})
 	checked(t, f, f.Delete(obj("a", "1")))
 
+	t.Log("a@1 is deleted (the Deleted delta still queued), then a relist lists a@5: a was recreated")
 	checked(t, f, f.Replace([]any{obj("a", "5")}, "5"))
 
 	assert.Equal(t, []popped{{Deltas: []string{"Deleted a@1", "Replaced a@5"}}}, popAll(t, f, nil))
@@ -93,6 +97,7 @@ func TestReplaceIsAllOrNothing(t *testing.T) {
 			})
 
 			err := f.Replace([]any{obj("a", "1"), obj("bad", "1"), obj("c", "1")}, "1")
+			t.Logf("%s: Replace([a bad c]) where bad cannot be transformed: %v; queued keys afterwards: %v, HasSynced: %v", q.name, err, f.ListKeys(), f.HasSynced())
 
 			assert.ErrorContains(t, err, `deltafifo: replace: item 1 ("default/bad"): transform: cannot transform`)
 			assert.Empty(t, f.ListKeys())
@@ -116,12 +121,13 @@ func TestReplaceListingTheSameKeyTwiceQueuesBoth(t *testing.T) {
 
 // TestResyncQueuesSyncOnlyForKnownKeysWithNothingQueued: a key with a queued
 // delta is skipped, because the stored copy is older than what waits.
-// Diagram: step 2. client-go: DeltaFIFO.Resync (kubernetes/kubernetes#32125)
+// Diagram: step 2. client-go: DeltaFIFO.Resync
 func TestResyncQueuesSyncOnlyForKnownKeysWithNothingQueued(t *testing.T) {
 	store := newKnownStore(obj("a", "1"), obj("c", "1"), obj("b", "1"))
 	f := deltafifo.New(deltafifo.Options{KnownObjects: store})
 	checked(t, f, f.Update(obj("b", "2")))
 
+	t.Log("the store holds a@1, b@1, c@1; b@2 is queued; then Resync")
 	checked(t, f, f.Resync())
 
 	assert.Equal(t, []popped{
@@ -144,6 +150,7 @@ func TestResyncWithoutKnownObjectsDoesNothing(t *testing.T) {
 			checked(t, f, f.Resync())
 
 			assert.Empty(t, f.ListKeys())
+			t.Logf("%s without KnownObjects: Resync queued %d keys", q.name, len(f.ListKeys()))
 		})
 	}
 }
@@ -153,7 +160,7 @@ func TestResyncWithoutKnownObjectsDoesNothing(t *testing.T) {
 // a Sync delta always carries exactly what the store holds when the consumer
 // reaches it. A producer, a resyncer and a consumer race here; the consumer
 // checks every Sync it sees.
-// Diagram: step 2. client-go: DeltaFIFO.Resync (kubernetes/kubernetes#40815)
+// Diagram: step 2. client-go: DeltaFIFO.Resync
 func TestResyncNeverQueuesAStaleObjectWhileTheConsumerRuns(t *testing.T) {
 	const updates = 5000
 	store := newKnownStore(obj("a", "0"))
@@ -191,6 +198,7 @@ func TestResyncNeverQueuesAStaleObjectWhileTheConsumerRuns(t *testing.T) {
 		require.NoError(t, err)
 	}
 	wg.Wait()
+	t.Logf("%d updates raced a resync loop and the consumer; the store ends at %s, and no Sync delta ever carried an object older than the store's", updates, showObj(store.get("default/a")))
 
 	require.NoError(t, deltafifo.CheckInvariants(f))
 	select {

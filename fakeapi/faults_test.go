@@ -118,6 +118,14 @@ func TestFailNextFailsTheNextRequests(t *testing.T) {
 	_, err3 := cms.List(context.Background(), metav1.ListOptions{})
 	_, errWatch := cms.Watch(context.Background(), metav1.ListOptions{})
 
+	t.Log("FailNext(list, 2, 503) and FailNext(watch, 1, 429), then List, Get, List, List, Watch:")
+	for _, err := range []error{err1, errGet, err2, err3, errWatch} {
+		if err == nil {
+			t.Log("   ok")
+			continue
+		}
+		t.Logf("   %s: %v", apierrors.ReasonForError(err), err)
+	}
 	assert.True(t, apierrors.IsServiceUnavailable(err1), "got %v", err1)
 	assert.True(t, apierrors.IsNotFound(errGet), "other verbs unaffected: %v", errGet)
 	assert.True(t, apierrors.IsServiceUnavailable(err2), "got %v", err2)
@@ -217,6 +225,7 @@ func TestSetLatencyDelaysEveryRequest(t *testing.T) {
 		s.SetLatency(0)
 
 		require.NoError(t, err)
+		t.Logf("SetLatency(2s): a List took %v; a List with a 1s deadline: %v", took, errCtx)
 		assert.Equal(t, 2*time.Second, took)
 		assert.ErrorIs(t, errCtx, context.DeadlineExceeded)
 		assert.Equal(t, 2, s.Faults().DelayedRequests)

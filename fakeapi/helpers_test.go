@@ -2,6 +2,7 @@ package fakeapi_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -93,6 +94,7 @@ func next(t *testing.T, w watch.Interface) watch.Event {
 	select {
 	case ev, ok := <-w.ResultChan():
 		require.True(t, ok, "watch ended, wanted an event")
+		t.Logf("watch delivers %s", describeEvent(ev))
 		return ev
 	case <-time.After(time.Minute):
 		t.Fatal("no watch event within a minute")
@@ -107,6 +109,7 @@ func expectClosed(t *testing.T, w watch.Interface) {
 	select {
 	case ev, ok := <-w.ResultChan():
 		require.False(t, ok, "wanted the end of the watch, got %s %v", ev.Type, ev.Object)
+		t.Log("watch ends")
 	case <-time.After(time.Minute):
 		t.Fatal("watch still open after a minute")
 	}
@@ -120,7 +123,17 @@ func expectQuiet(t *testing.T, w watch.Interface) {
 	case ev, ok := <-w.ResultChan():
 		t.Fatalf("wanted no event, got %s %v (open=%v)", ev.Type, ev.Object, ok)
 	default:
+		t.Log("watch delivers nothing")
 	}
+}
+
+// describeEvent renders an event for the test's log: "ADDED a@2", or an
+// ERROR event with its status.
+func describeEvent(ev watch.Event) string {
+	if st, ok := ev.Object.(*metav1.Status); ok {
+		return fmt.Sprintf("%s %d %s: %s", ev.Type, st.Code, st.Reason, st.Message)
+	}
+	return nameRV(ev)
 }
 
 // nameRV returns "type name@rv" for an event: compact assertions.

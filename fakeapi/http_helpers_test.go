@@ -45,6 +45,7 @@ func do(t *testing.T, ts *httptest.Server, method, path, body string, headers ..
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
+	t.Logf("%s %s -> %s", method, path, resp.Status)
 	return resp, data
 }
 
@@ -88,6 +89,7 @@ func openWatch(t *testing.T, ts *httptest.Server, path string, headers ...string
 	}
 	resp, err := ts.Client().Do(req)
 	require.NoError(t, err)
+	t.Logf("GET %s -> %s, a stream", path, resp.Status)
 	t.Cleanup(func() { resp.Body.Close() })
 	st := &stream{resp: resp, events: make(chan map[string]any, 100), raw: make(chan string, 100)}
 	go func() {
@@ -118,6 +120,11 @@ func (st *stream) next(t *testing.T) (string, map[string]any) {
 	case ev, ok := <-st.events:
 		require.True(t, ok, "watch stream ended, wanted an event")
 		obj, _ := ev["object"].(map[string]any)
+		if msg, isStatus := obj["message"]; isStatus && obj["kind"] == "Status" {
+			t.Logf("   the stream delivers %v %v: %v", ev["type"], obj["code"], msg)
+		} else {
+			t.Logf("   the stream delivers %v %v", ev["type"], objName(obj))
+		}
 		return ev["type"].(string), obj
 	case <-time.After(wait):
 		t.Fatal("no watch event before the deadline")
@@ -131,6 +138,7 @@ func (st *stream) expectEnd(t *testing.T) {
 	select {
 	case ev, ok := <-st.events:
 		require.False(t, ok, "wanted the end of the stream, got %v", ev)
+		t.Log("   the stream ends")
 	case <-time.After(wait):
 		t.Fatal("watch stream still open after the deadline")
 	}

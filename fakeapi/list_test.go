@@ -116,6 +116,7 @@ func TestListRejectsInvalidResourceVersionRequests(t *testing.T) {
 
 			var se *apierrors.StatusError
 			require.ErrorAs(t, err, &se)
+			t.Logf("%s: %d %s", tt.name, se.ErrStatus.Code, se.ErrStatus.Message)
 			assert.Equal(t, tt.code, se.ErrStatus.Code, se.ErrStatus.Message)
 		})
 	}
@@ -144,6 +145,8 @@ func TestPaginationServesOneSnapshot(t *testing.T) {
 	s.Compact()
 	_, errExpired := cms.List(context.Background(), metav1.ListOptions{Limit: 2, Continue: l2.GetContinue()})
 
+	t.Logf("List limit=2: %v; then c is deleted and bb created; the next pages: %v, %v, all at resourceVersion %s", names(t, page1), names(t, page2), names(t, page3), listRV(t, page2))
+	t.Logf("   after a compaction the same continue token: %v", errExpired)
 	assert.Equal(t, []string{"a", "b"}, names(t, page1))
 	assert.Equal(t, int64(3), *l1.GetRemainingItemCount())
 	assert.Equal(t, []string{"c", "d"}, names(t, page2))

@@ -373,6 +373,7 @@ func TestSlowWatcherIsCutOffWithoutBlockingWriters(t *testing.T) {
 			got = append(got, ev)
 		}
 		assert.LessOrEqual(t, len(got), 4, "the cut-off watch ends without the rest of the events")
+		t.Logf("a watch that buffers 3 events and is never read: 10 creates all returned (resourceVersion now %d); the server cut the watch off (%d), which ended after %d events", s.CurrentResourceVersion(), s.Faults().WatchesCutOff, len(got))
 		assert.Equal(t, uint64(11), s.CurrentResourceVersion())
 	})
 }

@@ -72,6 +72,8 @@ func TestIndexerConcurrentReadersSeeWholeWrites(t *testing.T) {
 		}
 	}
 	assert.Len(t, idx.ListKeys(), len(all))
+	t.Logf("%d writers made %d writes each while %d readers read every method in a loop and AddIndexers ran: no reader saw a half-done write", writers, writes, readers)
+	t.Logf("   %d keys at the end, each with the app label its last write gave it", len(idx.ListKeys()))
 	for key, app := range all {
 		obj, exists, err := idx.GetByKey(key)
 		require.NoError(t, err)

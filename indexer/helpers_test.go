@@ -46,3 +46,8 @@ func keysOf(t testing.TB, objs []any) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// labelsOf returns the labels of an object made by newObj.
+func labelsOf(obj any) map[string]string {
+	return obj.(*metav1.PartialObjectMetadata).Labels
+}

@@ -84,7 +84,7 @@ func (idx index) file(key string, values []string) {
 }
 
 // unfile removes key from each of values, deleting sets that become empty
-// (client-go's fix for a slow memory leak, kubernetes/kubernetes#84959).
+// (client-go's fix for a slow memory leak).
 func (idx index) unfile(key string, values []string) {
 	for _, v := range values {
 		set := idx[v]

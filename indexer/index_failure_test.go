@@ -2,6 +2,7 @@ package indexer_test
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,6 +62,11 @@ func TestIndexFuncErrorRejectsWriteAndLeavesStateUnchanged(t *testing.T) {
 	errAddIndexers := idx.AddIndexers(indexer.Indexers{"also": indexer.LabelIndexFunc("tier"), "broken": alwaysFails})
 	requireConsistent(t, idx)
 
+	t.Logf("Add with a failing IndexFunc: %v", errAdd)
+	t.Logf("Update: %v", errUpdate)
+	t.Logf("Replace: %v", errReplace)
+	t.Logf("AddIndexers: %v", errAddIndexers)
+	t.Logf("   the store and every index are as before: %v", reflect.DeepEqual(before, snapshot()))
 	for _, err := range []error{errAdd, errUpdate, errReplace} {
 		assert.ErrorIs(t, err, cause)
 		assert.ErrorContains(t, err, `indexer: index "byApp"`)
@@ -76,6 +82,7 @@ func TestIndexFuncErrorRejectsWriteAndLeavesStateUnchanged(t *testing.T) {
 	requireConsistent(t, idx)
 	moved, _ := idx.IndexKeys(byApp, "moved")
 	assert.Equal(t, []string{"shop/web"}, moved)
+	t.Logf("   a later good Update works: IndexKeys(byApp, moved) = %v", moved)
 }
 
 // TestIndexerDeleteNeverRunsIndexFunc checks that Delete removes an object
@@ -95,6 +102,7 @@ func TestIndexerDeleteNeverRunsIndexFunc(t *testing.T) {
 	require.NoError(t, idx.Delete(newObj("shop", "web")))
 
 	assert.Equal(t, 1, calls)
+	t.Logf("Add ran the IndexFunc %d time; Delete did not run it again", calls)
 	assert.Empty(t, idx.ListIndexFuncValues(indexer.NamespaceIndex))
 	requireConsistent(t, idx)
 }
@@ -117,6 +125,7 @@ func TestIndexerUpdateAfterInPlaceMutationStillMovesIndexEntry(t *testing.T) {
 
 	web, _ := idx.IndexKeys(byApp, "web")
 	db, _ := idx.IndexKeys(byApp, "db")
+	t.Logf("a cached object's label changed in place from web to db, then Update(same pointer): IndexKeys(web) = %v, IndexKeys(db) = %v", web, db)
 	assert.Empty(t, web)
 	assert.Equal(t, []string{"shop/web"}, db)
 }

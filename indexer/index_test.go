@@ -70,6 +70,10 @@ func TestIndexerByIndexFindsObjectsByIndexedValue(t *testing.T) {
 	none, err := idx.ByIndex(byApp, "cache")
 	require.NoError(t, err)
 
+	t.Log("five objects in two namespaces, with app=web, app=db or no app label")
+	t.Logf("   ByIndex(namespace, shop) = %v", keysOf(t, inShop))
+	t.Logf("   ByIndex(byApp, web) = %v; ByIndex(byApp, cache) = %v", keysOf(t, webs), keysOf(t, none))
+	t.Logf("   ListIndexFuncValues(byApp) = %v: the object without the label is not indexed", idx.ListIndexFuncValues(byApp))
 	assert.Equal(t, []string{"shop/db-1", "shop/web-1", "shop/web-2"}, keysOf(t, inShop))
 	assert.Equal(t, []string{"blog/web-1", "shop/web-1", "shop/web-2"}, keysOf(t, webs))
 	assert.Equal(t, []string{"blog/web-1", "shop/web-1", "shop/web-2"}, webKeys, "IndexKeys is sorted")
@@ -92,6 +96,7 @@ func TestIndexerUpdateMovesObjectBetweenValues(t *testing.T) {
 
 	web, _ := idx.IndexKeys(byApp, "web")
 	db, _ := idx.IndexKeys(byApp, "db")
+	t.Logf("shop/pod goes from app=web to app=db: IndexKeys(byApp, web) = %v, IndexKeys(byApp, db) = %v", web, db)
 	assert.Equal(t, []string{"shop/other"}, web)
 	assert.Equal(t, []string{"shop/pod"}, db)
 
@@ -104,7 +109,7 @@ func TestIndexerUpdateMovesObjectBetweenValues(t *testing.T) {
 
 // TestIndexerDeletesEmptyValueSets checks that when the last object leaves an
 // indexed value, the value disappears from the index instead of lingering as
-// an empty set (client-go fixed that slow leak in kubernetes/kubernetes#84959).
+// an empty set (client-go fixed that slow leak).
 // Diagram: step 5. client-go: storeIndex.deleteKeyFromIndex.
 func TestIndexerDeletesEmptyValueSets(t *testing.T) {
 	idx := newTestIndexer()
@@ -115,6 +120,7 @@ func TestIndexerDeletesEmptyValueSets(t *testing.T) {
 	require.NoError(t, idx.Update(newObj("shop", "web", "app=cache")))
 	requireConsistent(t, idx)
 	assert.Equal(t, []string{"cache", "db"}, idx.ListIndexFuncValues(byApp))
+	t.Logf("shop/web moves from app=web to app=cache: the values are now %v; web, left empty, is gone", idx.ListIndexFuncValues(byApp))
 
 	require.NoError(t, idx.Delete(newObj("shop", "db")))
 	requireConsistent(t, idx)
@@ -123,6 +129,7 @@ func TestIndexerDeletesEmptyValueSets(t *testing.T) {
 	require.NoError(t, idx.Delete(newObj("shop", "web")))
 	requireConsistent(t, idx)
 	assert.Empty(t, idx.ListIndexFuncValues(byApp))
+	t.Logf("   both objects deleted: the values are now %v", idx.ListIndexFuncValues(byApp))
 	assert.Empty(t, idx.ListIndexFuncValues(indexer.NamespaceIndex))
 }
 
@@ -141,9 +148,11 @@ func TestIndexerMultiValuedIndexFilesObjectUnderEveryValue(t *testing.T) {
 	onN2, err := idx.IndexKeys("byNode", "n2")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ns/a", "ns/b"}, onN2)
+	t.Logf("a on n1,n2; b on n2,n3,n2; c on n4: IndexKeys(byNode, n2) = %v", onN2)
 	shareWithB, err := idx.Index("byNode", withNodes(newObj("", "probe"), "n1,n3"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ns/a", "ns/b"}, keysOf(t, shareWithB), "a and b once each")
+	t.Logf("   Index(byNode, an object on n1,n3) = %v: the union, each once", keysOf(t, shareWithB))
 	shareNothing, err := idx.Index("byNode", newObj("", "probe"))
 	require.NoError(t, err)
 	assert.Empty(t, shareNothing)
@@ -166,6 +175,7 @@ func TestIndexerIndexWithSingleValueUsesThatValue(t *testing.T) {
 	got, err := idx.Index(indexer.NamespaceIndex, newObj("shop", "anything"))
 
 	require.NoError(t, err)
+	t.Logf("Index(namespace, an object in shop) = %v", keysOf(t, got))
 	assert.Equal(t, []string{"shop/web"}, keysOf(t, got))
 }
 
@@ -182,6 +192,7 @@ func TestIndexerUnknownIndexNameIsError(t *testing.T) {
 	_, errKeys := idx.IndexKeys("nope", "web")
 
 	assert.ErrorIs(t, errIndex, indexer.ErrNoSuchIndex)
+	t.Logf("ByIndex(nope, web): %v", errByIndex)
 	assert.ErrorIs(t, errByIndex, indexer.ErrNoSuchIndex)
 	assert.ErrorIs(t, errKeys, indexer.ErrNoSuchIndex)
 	assert.ErrorContains(t, errByIndex, `"nope"`)
@@ -203,6 +214,7 @@ func TestIndexerReplaceRebuildsIndexes(t *testing.T) {
 	requireConsistent(t, idx)
 
 	assert.Equal(t, []string{"db", "frontend"}, idx.ListIndexFuncValues(byApp))
+	t.Logf("held shop/web app=web and old/gone app=legacy; after Replace([shop/web app=frontend, blog/db app=db]) the app values are %v", idx.ListIndexFuncValues(byApp))
 	assert.Equal(t, []string{"blog", "shop"}, idx.ListIndexFuncValues(indexer.NamespaceIndex))
 	frontend, _ := idx.IndexKeys(byApp, "frontend")
 	assert.Equal(t, []string{"shop/web"}, frontend)
@@ -226,6 +238,7 @@ func TestIndexerAddIndexersIndexesExistingObjects(t *testing.T) {
 	web, err := idx.IndexKeys(byApp, "web")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"blog/web", "shop/web"}, web)
+	t.Logf("two objects stored, then AddIndexers(byApp): IndexKeys(byApp, web) = %v at once", web)
 	assert.Equal(t, []string{"blog", "shop"}, idx.ListIndexFuncValues(indexer.NamespaceIndex))
 	assert.Len(t, idx.GetIndexers(), 2)
 
@@ -249,6 +262,8 @@ func TestIndexerAddIndexersRejectsBadIndexers(t *testing.T) {
 	errNil := idx.AddIndexers(indexer.Indexers{"fresh": nil})
 
 	assert.ErrorContains(t, errConflict, `indexer: cannot add index "namespace"`)
+	t.Logf("AddIndexers with a name in use: %v", errConflict)
+	t.Logf("AddIndexers with a nil IndexFunc: %v; indexes now: %d", errNil, len(idx.GetIndexers()))
 	assert.ErrorContains(t, errNil, "nil IndexFunc")
 	assert.Len(t, idx.GetIndexers(), 2, "neither request added anything")
 	assert.Nil(t, idx.ListIndexFuncValues("fresh"))

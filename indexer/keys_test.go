@@ -38,6 +38,7 @@ func TestMetaNamespaceKeyFuncBuildsNamespaceSlashName(t *testing.T) {
 
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+			t.Logf("MetaNamespaceKeyFunc(%s) = %q", tt.name, got)
 		})
 	}
 }
@@ -70,11 +71,13 @@ func TestSplitMetaNamespaceKeyInvertsTheKeyFunc(t *testing.T) {
 		ns, name, err := indexer.SplitMetaNamespaceKey(tt.key)
 
 		require.NoError(t, err, tt.key)
+		t.Logf("SplitMetaNamespaceKey(%q) = namespace %q, name %q", tt.key, ns, name)
 		assert.Equal(t, tt.namespace, ns, tt.key)
 		assert.Equal(t, tt.name, name, tt.key)
 	}
 
 	_, _, err := indexer.SplitMetaNamespaceKey("a/b/c")
+	t.Logf("SplitMetaNamespaceKey(%q): %v", "a/b/c", err)
 
 	assert.ErrorContains(t, err, "indexer: unexpected key format")
 }
@@ -113,6 +116,8 @@ func TestKeyErrorWrapsTheKeyFuncFailure(t *testing.T) {
 
 	var keyErr indexer.KeyError
 	require.ErrorAs(t, err, &keyErr)
+	t.Logf("Add with a KeyFunc that fails: %v", err)
+	t.Logf("   a KeyError naming %s, which unwraps to the cause: %v", keyErr.Obj.(*metav1.PartialObjectMetadata).Name, errors.Is(err, cause))
 	assert.ErrorIs(t, err, cause)
 	assert.Equal(t, "web", keyErr.Obj.(*metav1.PartialObjectMetadata).Name)
 	assert.Contains(t, err.Error(), "indexer: couldn't create key for object")

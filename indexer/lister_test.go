@@ -76,6 +76,9 @@ func TestListerGetReturnsNotFoundForMissingObject(t *testing.T) {
 	_, errWrongNS := lister.Namespace("other").Get("web-1")
 
 	require.NoError(t, errFound)
+	t.Logf("Namespace(shop).Get(web-1) finds %s/%s", found.(*metav1.PartialObjectMetadata).Namespace, found.(*metav1.PartialObjectMetadata).Name)
+	t.Logf("Namespace(shop).Get(nope): %v (IsNotFound: %v)", errMissing, apierrors.IsNotFound(errMissing))
+	t.Logf("Namespace(other).Get(web-1): %v", errWrongNS)
 	assert.Equal(t, "web-1", found.(*metav1.PartialObjectMetadata).Name)
 	assert.Equal(t, "shop", found.(*metav1.PartialObjectMetadata).Namespace)
 	assert.True(t, apierrors.IsNotFound(errMissing))
@@ -101,6 +104,7 @@ func TestListerGetFindsClusterScopedObjectByName(t *testing.T) {
 
 	require.NoError(t, err)
 	require.NoError(t, errAll)
+	t.Logf("Get(node-1) finds the cluster-scoped node-1 by its bare name; Get(web-1): %v", errNamespaced)
 	assert.Same(t, node, alsoNode)
 	assert.True(t, apierrors.IsNotFound(errNamespaced), "web-1 lives in a namespace")
 }
@@ -143,6 +147,7 @@ func TestListerListFiltersByLabelSelector(t *testing.T) {
 			}
 
 			require.NoError(t, err)
+			t.Logf("%s: %v", tt.name, namesOf(t, got))
 			assert.Equal(t, tt.want, namesOf(t, got))
 		})
 	}
@@ -164,6 +169,8 @@ func TestListerNamespaceListUsesNamespaceIndex(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, 1, withIndex.byIndexes)
+	t.Logf("Namespace(shop).List with the namespace index: %d ByIndex call, %d full scans", withIndex.byIndexes, withIndex.lists)
+	t.Logf("   without the index: %d full scan; both return %v", withoutIndex.lists, namesOf(t, indexed))
 	assert.Equal(t, 0, withIndex.lists, "no full scan when the namespace index exists")
 	assert.Equal(t, 1, withoutIndex.lists, "a full scan without the index")
 	assert.Equal(t, []string{"shop/db-1", "shop/web-1", "shop/web-2"}, namesOf(t, indexed))
@@ -206,6 +213,7 @@ func TestListerWorksWithUnstructuredObjects(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Same(t, u, got)
+	t.Logf("the same lister over an *unstructured.Unstructured Foo: Get returns %s/%s, List(app=web) %d object", got.(*unstructured.Unstructured).GetNamespace(), got.(*unstructured.Unstructured).GetName(), len(listed))
 	assert.Len(t, listed, 1)
 }
 

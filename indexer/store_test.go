@@ -1,6 +1,7 @@
 package indexer_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,6 +29,7 @@ func TestStoreKeepsObjectUnderItsKey(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, exists)
 	assert.Same(t, web, byObj)
+	t.Logf("Add(default/web): GetByKey(%q) finds it, Get(a copy of it) finds it too; ListKeys() = %v", "default/web", store.ListKeys())
 	assert.Equal(t, []string{"default/web"}, store.ListKeys())
 	assert.Equal(t, []any{web}, store.List())
 
@@ -37,6 +39,7 @@ func TestStoreKeepsObjectUnderItsKey(t *testing.T) {
 	_, exists, err = store.GetByKey("default/web")
 	require.NoError(t, err)
 	assert.False(t, exists)
+	t.Logf("   Delete: GetByKey finds nothing; List() holds %d objects", len(store.List()))
 	assert.Empty(t, store.List())
 }
 
@@ -56,6 +59,7 @@ func TestStoreAddAndUpdateAreBothUpserts(t *testing.T) {
 	got, exists, _ := store.GetByKey("default/web")
 	assert.True(t, exists)
 	assert.Same(t, v2, got)
+	t.Logf("Update of a new key inserts, Add of a stored key replaces: %d object under default/web, labels %v", len(store.List()), labelsOf(got))
 	assert.Len(t, store.List(), 1)
 }
 
@@ -107,10 +111,12 @@ func TestStoreReplaceSwapsWholeContents(t *testing.T) {
 	requireConsistent(t, store)
 
 	assert.ElementsMatch(t, []string{"default/kept", "default/dup"}, store.ListKeys())
+	t.Logf("held old and kept; Replace([kept v=2, dup n=1, dup n=2]): keys %v", slices.Sorted(slices.Values(store.ListKeys())))
 	got, _, _ := store.GetByKey("default/kept")
 	assert.Same(t, kept, got)
 	got, _, _ = store.GetByKey("default/dup")
 	assert.Same(t, last, got)
+	t.Logf("   default/dup has labels %v: of two objects with one key the last wins", labelsOf(got))
 
 	require.NoError(t, store.Replace(nil, "43"))
 	requireConsistent(t, store)
@@ -144,12 +150,14 @@ func TestStoreHandsOutSharedPointersNotCopies(t *testing.T) {
 	readerB, _, _ := store.GetByKey("default/web")
 
 	assert.Same(t, readerA, readerB)
+	t.Logf("reader A sets tier=oops on the object GetByKey returned; reader B's GetByKey returns the same pointer: %v, tier=%s", readerA == readerB, readerB.(*metav1.PartialObjectMetadata).Labels["tier"])
 	assert.Equal(t, "oops", readerB.(*metav1.PartialObjectMetadata).Labels["tier"])
 
 	safe := readerB.(*metav1.PartialObjectMetadata).DeepCopy() // the fix: copy, then change the copy
 	safe.Labels["tier"] = "backend"
 	readerC, _, _ := store.GetByKey("default/web")
 	assert.Equal(t, "oops", readerC.(*metav1.PartialObjectMetadata).Labels["tier"])
+	t.Logf("   a change to a DeepCopy (tier=%s) stays in the copy: the store still has tier=%s", safe.Labels["tier"], readerC.(*metav1.PartialObjectMetadata).Labels["tier"])
 }
 
 // TestNilKeyFuncMeansMetaNamespaceKeyFunc checks the documented default.

@@ -78,6 +78,8 @@ func TestProcessDeltasUpdatesTheCacheBeforeNotifying(t *testing.T) {
 	err := processDeltas(h, store, deltas, false, tracer{discard})
 
 	require.NoError(t, err)
+	t.Log("one key's Deltas [Added a@1, Updated a@2, Deleted tombstone]; what the cache held at each handler call:")
+	logLines(t, h.calls)
 	assert.Equal(t, []string{
 		"add ns/a@1 initial=false cache=1",
 		"update ns/a@1->2 cache=2",
@@ -104,6 +106,8 @@ func TestProcessDeltasAsksTheCacheWhetherItIsAnAddOrAnUpdate(t *testing.T) {
 		{Type: deltafifo.Added, Object: cm("cached", "8")},
 	}, false, tracer{discard}))
 
+	t.Log("Replaced of a cached key, Replaced of a new key, Sync, then Deleted and Added in one batch:")
+	logLines(t, h.calls)
 	assert.Equal(t, []string{
 		"update ns/cached@5->5 cache=5",
 		"add ns/new@6 initial=true cache=6",
@@ -128,6 +132,8 @@ func TestProcessDeltasSaysNothingOfADeleteForAnObjectNotInTheCache(t *testing.T)
 	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Deleted, Object: cm("a", "2")}}, false, tracer{discard}))
 	require.NoError(t, processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Deleted, Object: cm("never", "3")}}, false, tracer{discard}))
 
+	t.Log("a tombstone for a, then a second Deleted for a, then a Deleted for a key never cached:")
+	logLines(t, h.calls)
 	assert.Equal(t, []string{"delete ns/a@tombstone cache=absent"}, h.calls)
 }
 
@@ -145,6 +151,15 @@ func TestProcessDeltasStopsAtACacheError(t *testing.T) {
 	err := processDeltas(h, store, deltafifo.Deltas{{Type: deltafifo.Added, Object: cm("a", "1")}}, false, tracer{discard})
 
 	require.Error(t, err)
+	t.Logf("the cache refuses the object: %v; handler calls: %d", err, len(h.calls))
 	assert.Contains(t, err.Error(), "informer: Added")
 	assert.Empty(t, h.calls)
+}
+
+// logLines logs each line, for -v.
+func logLines(t *testing.T, lines []string) {
+	t.Helper()
+	for _, line := range lines {
+		t.Log("   " + line)
+	}
 }

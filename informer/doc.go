@@ -72,8 +72,7 @@
 //   - A listener is one goroutine over a mutex-guarded ring buffer, not two
 //     goroutines joined by channels (processorListener.pop/run), and the
 //     buffer shrinks back after a burst. Since adding to a buffer never
-//     blocks, the processor needs no "wait until listeners started" step
-//     (kubernetes/kubernetes#136509).
+//     blocks, the processor needs no "wait until listeners started" step.
 //   - WaitForCacheSync takes [DoneChecker]s and waits on their channels; a
 //     plain function is passed as an [InformerSynced] and is polled, as
 //     client-go polls every function.

@@ -59,6 +59,8 @@ func TestFactorySharesOneInformerPerResource(t *testing.T) {
 		synced := f.WaitForCacheSync(ctx)
 
 		assert.Same(t, cmInformer.Informer(), again.Informer())
+		t.Logf("ForResource(configmaps) twice: the same informer: %v; with another example type: %v", cmInformer.Informer() == again.Informer(), wrongType)
+		t.Logf("   Start, WaitForCacheSync: %v; the ConfigMap cache of the factory for namespace team holds %v", synced, cmInformer.Informer().GetStore().ListKeys())
 		assert.Error(t, wrongType)
 		assert.Equal(t, map[schema.GroupVersionResource]bool{cmGVR: true, leaseGVR: true}, synced)
 		assert.Equal(t, []string{"team/settings"}, cmInformer.Informer().GetStore().ListKeys(), "only the factory's namespace")
@@ -101,6 +103,7 @@ func TestFactoryStartsLateInformersAndNothingAfterShutdown(t *testing.T) {
 		f.Start(ctx)
 		synctest.Wait()
 		assert.True(t, late.Informer().HasStarted())
+		t.Log("an informer requested after Start runs only once Start is called again")
 		cancel()
 		f.Shutdown()
 		f.Shutdown()
@@ -110,6 +113,7 @@ func TestFactoryStartsLateInformersAndNothingAfterShutdown(t *testing.T) {
 		f.Start(t.Context())
 		synctest.Wait()
 		assert.False(t, afterShutdown.Informer().HasStarted())
+		t.Log("   after Shutdown, Start starts nothing")
 		assert.NotContains(t, f.WaitForCacheSync(t.Context()), leaseGVR, "never started, so not waited for")
 	})
 }

@@ -3,7 +3,9 @@ package informer_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -54,6 +56,7 @@ func TestLateHandlerGetsTheWholeCacheOnceThenLiveEvents(t *testing.T) {
 		deletedAt := strconv.FormatUint(srv.CurrentResourceVersion(), 10)
 		synctest.Wait()
 
+		t.Logf("a handler added to a synced informer first gets the cache: %s", strings.Join(slices.Sorted(slices.Values(replay)), ", "))
 		assert.ElementsMatch(t, []string{
 			"add ns/a@" + a.GetResourceVersion() + " initial",
 			"add ns/b@" + b.GetResourceVersion() + " initial",
@@ -62,8 +65,11 @@ func TestLateHandlerGetsTheWholeCacheOnceThenLiveEvents(t *testing.T) {
 			"update ns/a@" + a.GetResourceVersion() + "->" + a2.GetResourceVersion(),
 			"delete ns/b@" + deletedAt,
 		}
-		assert.Equal(t, live, late.take())
-		assert.Equal(t, live, early.take(), "no replay for the handler already there")
+		lateLive, earlyLive := late.take(), early.take()
+		t.Logf("   then live events, as the early handler does: %s", strings.Join(lateLive, ", "))
+		t.Logf("   the early handler got no replay: %s", strings.Join(earlyLive, ", "))
+		assert.Equal(t, live, lateLive)
+		assert.Equal(t, live, earlyLive, "no replay for the handler already there")
 	})
 }
 
@@ -71,7 +77,7 @@ func TestLateHandlerGetsTheWholeCacheOnceThenLiveEvents(t *testing.T) {
 // first OnAdd: the informer syncs, the registration does not until the
 // handler has returned from every OnAdd of the initial list.
 //
-// Diagram: step 6. client-go: ResourceEventHandlerRegistration.HasSynced (kubernetes/kubernetes#113763).
+// Diagram: step 6. client-go: ResourceEventHandlerRegistration.HasSynced.
 func TestRegistrationHasSyncedWaitsForItsHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t, fakeapi.Options{})
@@ -89,6 +95,7 @@ func TestRegistrationHasSyncedWaitsForItsHandler(t *testing.T) {
 		synctest.Wait()
 		assert.False(t, reg.HasSynced(), "the informer has synced; its handler has not")
 		assert.Equal(t, 2, reg.Backlog(), "one add in progress, two waiting")
+		t.Logf("the handler is held in its first OnAdd: informer HasSynced=%v, registration HasSynced=%v, Backlog()=%d", inf.HasSynced(), reg.HasSynced(), reg.Backlog())
 
 		slow.gate <- struct{}{}
 		slow.gate <- struct{}{}
@@ -98,6 +105,7 @@ func TestRegistrationHasSyncedWaitsForItsHandler(t *testing.T) {
 		synctest.Wait()
 
 		assert.True(t, reg.HasSynced())
+		t.Logf("   once it has returned from all three OnAdds of the initial list: registration HasSynced=%v", reg.HasSynced())
 		assert.Len(t, slow.take(), 3)
 		close(slow.gate)
 	})
@@ -130,8 +138,11 @@ func TestRemoveEventHandlerStopsDelivery(t *testing.T) {
 		create(t, cms, "ns", "b", "1")
 		synctest.Wait()
 
-		assert.Len(t, kept.take(), 2)
-		assert.Empty(t, removed.take())
+		keptGot, removedGot := kept.take(), removed.take()
+		t.Logf("one of two handlers removed, then an update and a create: the kept one got %v, the removed one %v", keptGot, removedGot)
+		t.Logf("   RemoveEventHandler(nil): %v", inf.RemoveEventHandler(nil))
+		assert.Len(t, keptGot, 2)
+		assert.Empty(t, removedGot)
 		assert.Error(t, inf.RemoveEventHandler(nil))
 	})
 }
@@ -164,6 +175,7 @@ func TestHandlerPanicIsCountedAndTheInformerGoesOn(t *testing.T) {
 		synctest.Wait()
 
 		assert.Equal(t, int64(1), regs[0].Panics())
+		t.Logf("a handler panics on ns/boom: Panics()=%d; the cache holds %v", regs[0].Panics(), inf.GetStore().ListKeys())
 		assert.Len(t, buggy.take(), 1, "the object after the panic arrived")
 		assert.Len(t, fine.take(), 2)
 		assert.Len(t, inf.GetStore().ListKeys(), 2)
@@ -228,11 +240,15 @@ func TestHandlerResyncPeriodsAreNormalised(t *testing.T) {
 		synctest.Wait()
 
 		s := time.Second
-		assert.Equal(t, []time.Duration{60 * s, 120 * s}, byDefault.drain())
-		assert.Equal(t, []time.Duration{20 * s, 40 * s, 60 * s, 80 * s, 100 * s, 120 * s}, every20s.drain())
-		assert.Equal(t, []time.Duration{20 * s, 40 * s, 60 * s, 80 * s, 100 * s, 120 * s}, raised.drain())
-		assert.Equal(t, []time.Duration{20 * s, 40 * s, 60 * s, 80 * s, 100 * s, 120 * s}, tiny.drain())
-		assert.Empty(t, never.drain())
+		got := map[string][]time.Duration{"default 1m": byDefault.drain(), "20s before Run": every20s.drain(), "5s after Run": raised.drain(), "1ms after Run": tiny.drain(), "0": never.drain()}
+		for _, name := range []string{"default 1m", "20s before Run", "5s after Run", "1ms after Run", "0"} {
+			t.Logf("handler resync %-14s resynced at %v", name+":", got[name])
+		}
+		assert.Equal(t, []time.Duration{60 * s, 120 * s}, got["default 1m"])
+		assert.Equal(t, []time.Duration{20 * s, 40 * s, 60 * s, 80 * s, 100 * s, 120 * s}, got["20s before Run"])
+		assert.Equal(t, []time.Duration{20 * s, 40 * s, 60 * s, 80 * s, 100 * s, 120 * s}, got["5s after Run"])
+		assert.Equal(t, []time.Duration{20 * s, 40 * s, 60 * s, 80 * s, 100 * s, 120 * s}, got["1ms after Run"])
+		assert.Empty(t, got["0"])
 		_, err = inf.AddEventHandlerWithResyncPeriod(never, -time.Second)
 		assert.Error(t, err)
 	})

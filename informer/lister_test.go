@@ -42,6 +42,7 @@ func TestTypedListerListsGetsAndReportsNotFound(t *testing.T) {
 	got, err := l.Namespace("b").Get("web")
 	require.NoError(t, err)
 	_, missing := l.Namespace("b").Get("db")
+	t.Logf("List(app=web): %d objects; Namespace(a).List: %d; Namespace(b).Get(web): %s/%s; Namespace(b).Get(db): %v", len(web), len(inA), got.Namespace, got.Name, missing)
 
 	assert.Len(t, web, 2)
 	assert.Len(t, inA, 2)
@@ -63,6 +64,7 @@ func TestUnstructuredListerAndTypeMismatch(t *testing.T) {
 	got, err := informer.NewLister[*unstructured.Unstructured](idx, configMaps).Get("cluster-scoped")
 	require.NoError(t, err)
 	_, wrong := informer.NewLister[*metav1.PartialObjectMetadata](idx, configMaps).List(nil)
+	t.Logf("a Lister[*unstructured.Unstructured] gets %q; a Lister of the wrong type: %v", got.GetName(), wrong)
 
 	assert.Equal(t, "cluster-scoped", got.GetName())
 	assert.ErrorContains(t, wrong, "informer: lister of *v1.PartialObjectMetadata found a *unstructured.Unstructured")

@@ -103,6 +103,7 @@ func TestSlowHandlerDoesNotDelayOtherHandlers(t *testing.T) {
 		assert.Empty(t, slow.seen())
 		assert.Equal(t, 99, slowL.Backlog(), "one notification is being handled, 99 wait")
 		assert.Equal(t, 0, fastL.Backlog())
+		t.Logf("100 notifications; one handler blocked in its first: the fast one has seen %d, the slow one %d, with Backlog() %d", len(fast.seen()), len(slow.seen()), slowL.Backlog())
 		require.NoError(t, p.checkInvariants())
 
 		close(slow.gate)
@@ -110,6 +111,7 @@ func TestSlowHandlerDoesNotDelayOtherHandlers(t *testing.T) {
 
 		assert.Equal(t, want, slow.seen())
 		assert.Equal(t, 0, slowL.Backlog())
+		t.Logf("   released, the slow one has seen all %d, in order", len(slow.seen()))
 	})
 }
 
@@ -283,6 +285,7 @@ func TestResyncFlagsStartSetAndOnlyTheResyncCheckChangesThem(t *testing.T) {
 		synctest.Wait()
 		assert.Equal(t, []string{"update x->x"}, never.seen(), "flagged from the start")
 		assert.Equal(t, []string{"update x->x"}, every10s.seen())
+		t.Log("a sync notification before any resync check reaches both listeners (no resync, and 10s)")
 
 		due := p.shouldResync() // at 0s nobody is due
 		p.distribute(syncNote, true)
@@ -290,6 +293,7 @@ func TestResyncFlagsStartSetAndOnlyTheResyncCheckChangesThem(t *testing.T) {
 		assert.False(t, due)
 		assert.Len(t, never.seen(), 1)
 		assert.Len(t, every10s.seen(), 1)
+		t.Log("   a resync check at 0s: nobody is due; the next sync notification reaches nobody")
 
 		time.Sleep(10 * time.Second)
 		due = p.shouldResync()
@@ -297,6 +301,7 @@ func TestResyncFlagsStartSetAndOnlyTheResyncCheckChangesThem(t *testing.T) {
 		p.distribute(addNote("y"), false)
 		synctest.Wait()
 		assert.True(t, due)
+		t.Logf("   a check at 10s: the 10s listener is due; after a sync and an add it has seen %v, the other %v", every10s.seen(), never.seen())
 		assert.Equal(t, []string{"update x->x", "add y"}, never.seen())
 		assert.Equal(t, []string{"update x->x", "update x->x", "add y"}, every10s.seen())
 

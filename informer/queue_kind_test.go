@@ -2,6 +2,7 @@ package informer_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -58,14 +59,17 @@ func relistAfterDisconnection(t *testing.T, kind informer.QueueKind) []string {
 // handler view; the order differs. The DeltaFIFO queues the listed objects
 // first (in list order) and the tombstones for vanished objects after them;
 // the RealFIFO queues the tombstones first, then the listed objects.
-// (Resource versions: a=1, b=2, c=3 at the start; the silent writes take
-// 4, 5 and 6.)
+// (Resource versions: a=2, b=3, c=4 at the start; the silent writes take
+// 5, 6 and 7.)
 //
 // Diagram: steps 2-6. client-go: DeltaFIFO.Replace vs RealFIFO.Replace (non-atomic).
 func TestDeltaFIFOAndRealFIFODeliverARelistInDifferentOrders(t *testing.T) {
 	var deltaFIFO, realFIFO []string
 	synctest.Test(t, func(t *testing.T) { deltaFIFO = relistAfterDisconnection(t, informer.QueueDeltaFIFO) })
 	synctest.Test(t, func(t *testing.T) { realFIFO = relistAfterDisconnection(t, informer.QueueRealFIFO) })
+	t.Log("a, b, c cached; while disconnected b is deleted, c updated, d created; then a relist")
+	t.Logf("   with the DeltaFIFO the handler sees: %s", strings.Join(deltaFIFO, ", "))
+	t.Logf("   with the RealFIFO the handler sees:  %s", strings.Join(realFIFO, ", "))
 
 	assert.Equal(t, []string{
 		"update ns/a@2->2",

@@ -3,6 +3,7 @@ package informer_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -77,12 +78,15 @@ func TestRelistAfterGoneTurnsAnObjectDeletedWhileDisconnectedIntoATombstone(t *t
 		settle()
 
 		lists, watchErrors := lw.seen()
+		got := rec.take()
+		t.Log("a is deleted with no watch event; the history is compacted; the watch is dropped")
+		t.Logf("   the re-watch was refused with %v; lists in all: %d; the handler saw: %s", watchErrors, lists, strings.Join(got, ", "))
 		assert.Equal(t, []int32{http.StatusGone}, watchErrors, "the re-watch was refused")
 		assert.Equal(t, 2, lists, "the initial list and one relist")
 		assert.Equal(t, []string{
 			"update ns/b@" + b.GetResourceVersion() + "->" + b.GetResourceVersion(),
 			"delete ns/a (tombstone of @" + a.GetResourceVersion() + ")",
-		}, rec.take())
+		}, got)
 		assert.Equal(t, serverView(t, cms), cacheView(inf))
 		require.NoError(t, informer.CheckInvariants(inf))
 		view, problems := rec.snapshot()
@@ -113,8 +117,10 @@ func TestRelistOfUnchangedObjectsReachesEveryHandlerWhenTheInformerNeverResyncs(
 		settle()
 
 		noop := "update ns/a@" + a.GetResourceVersion() + "->" + a.GetResourceVersion()
-		assert.Equal(t, []string{noop}, first.take())
-		assert.Equal(t, []string{noop}, second.take())
+		firstGot, secondGot := first.take(), second.take()
+		t.Logf("a 410 forces a relist of an unchanged object on an informer with no resync: first handler %v, second handler %v", firstGot, secondGot)
+		assert.Equal(t, []string{noop}, firstGot)
+		assert.Equal(t, []string{noop}, secondGot)
 	})
 }
 
@@ -147,18 +153,22 @@ func TestRelistOfUnchangedObjectsReachesOnlyHandlersDueForResync(t *testing.T) {
 
 		srv.InjectWatchError(expired) // relist before any resync check
 		settle()
+		t.Log("handlers with resync 1m, none and 3m on an informer with a 1m resync; a relist finds a unchanged")
+		t.Logf("   before the first resync check every handler gets %q", noop)
 		assert.Equal(t, []string{noop}, every1m.take(), "before the first check everyone is flagged")
 		assert.Equal(t, []string{noop}, never.take())
 		assert.Equal(t, []string{noop}, every3m.take())
 
 		time.Sleep(time.Minute) // the first resync check: only the 1m handler is due
 		synctest.Wait()
+		t.Log("   at the first check, one minute in, only the 1m handler is due: it alone gets the periodic resync")
 		assert.Equal(t, []string{noop}, every1m.take(), "the periodic resync")
 		assert.Empty(t, never.take())
 		assert.Empty(t, every3m.take())
 
 		srv.InjectWatchError(expired) // relist after the check
 		settle()
+		t.Log("   a relist after that check: the unchanged object reaches the 1m handler alone")
 		assert.Equal(t, []string{noop}, every1m.take(), "still flagged from the last check")
 		assert.Empty(t, never.take(), "cleared at the last check")
 		assert.Empty(t, every3m.take(), "not due at the last check")

@@ -4,7 +4,7 @@ import "sync"
 
 // syncTracker answers HasSynced for one handler registration. The informer
 // being synced is not enough: its handler may still be working through the
-// initial list in its own buffer (kubernetes/kubernetes#113763). The
+// initial list in its own buffer. The
 // registration is synced when
 //
 //  1. the informer has synced (upstreamHasSynced was called), and

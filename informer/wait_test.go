@@ -47,6 +47,7 @@ func TestWaitForCacheSyncBlocksOnDoneChannelsWithoutPolling(t *testing.T) {
 		ok := WaitForCacheSync(context.Background(), a, b)
 
 		assert.True(t, ok)
+		t.Logf("two informers that sync at 3s and 7s: WaitForCacheSync returned %v after %v, asking each HasSynced %d and %d times", ok, time.Since(start), a.asked.Load(), b.asked.Load())
 		assert.Equal(t, 7*time.Second, time.Since(start))
 		assert.Equal(t, int64(1), a.asked.Load())
 		assert.Equal(t, int64(1), b.asked.Load())
@@ -65,6 +66,7 @@ func TestWaitForCacheSyncPollsPlainFunctions(t *testing.T) {
 		ok := WaitForCacheSync(context.Background(), synced)
 
 		assert.True(t, ok)
+		t.Logf("a plain function that turns true at 250ms: noticed at the next 100ms poll, after %v", time.Since(start))
 		assert.Equal(t, 300*time.Millisecond, time.Since(start))
 	})
 }
@@ -83,6 +85,7 @@ func TestWaitForCacheSyncGivesUpWhenTheContextEnds(t *testing.T) {
 		ok := WaitForCacheSync(ctx, InformerSynced(func() bool { return true }), never)
 
 		assert.False(t, ok)
+		t.Logf("one checker never syncs: WaitForCacheSync returned %v when its 2s context ended, after %v", ok, time.Since(start))
 		assert.Equal(t, 2*time.Second, time.Since(start))
 		assert.False(t, WaitForCacheSync(context.Background(), nil))
 	})

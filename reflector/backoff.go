@@ -33,7 +33,7 @@ type Backoff struct {
 // DefaultBackoff returns client-go's reflector backoff: 800ms doubling to 30s,
 // fully jittered, reset after 2 minutes without a retry. The jitter spreads
 // the retries of many reflectors that failed together (an API server
-// restart) instead of letting them relist in lock step (kubernetes#87794).
+// restart) instead of letting them relist in lock step.
 func DefaultBackoff() Backoff {
 	return Backoff{
 		Initial:    800 * time.Millisecond,

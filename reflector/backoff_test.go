@@ -32,7 +32,7 @@ func failLists(t *testing.T, h *harness, rv string, limit int64, n int) []time.D
 // Retries wait 800ms, doubling up to 30s. The sequence restarts from 800ms
 // only once the Reflector has gone two minutes without needing a delay: a
 // watch that fails after one healthy minute still waits 30s, one that fails
-// after three minutes waits 800ms again (kubernetes#87794, #118132).
+// after three minutes waits 800ms again.
 // Diagram: step 1. client-go: wait.Backoff with DelayWithReset (800ms, x2, 30s cap, 2m reset)
 func TestBackoffDoublesToCapThenResetsAfterTwoHealthyMinutes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -75,7 +75,7 @@ func isResourceVersionUnavailable(err error) bool {
 // off and re-opens the watch without relisting: the server is overloaded or
 // unreachable, nothing suggests the Reflector's state is stale, and a relist
 // would add the most expensive request there is to a server that is already
-// struggling (kubernetes#100878).
+// struggling.
 func isRetriableWatchError(err error) bool {
 	return utilnet.IsConnectionRefused(err) || apierrors.IsTooManyRequests(err)
 }

@@ -31,6 +31,9 @@ type countingLW struct {
 	calls []lwCall      // since the last take
 	all   []lwCall      // every call
 	made  chan struct{} // signalled (without blocking) after every call
+
+	start time.Time            // when it was made: calls are logged relative to it
+	logf  func(string, ...any) // if set, told of every call
 }
 
 type lwCall struct {
@@ -39,13 +42,16 @@ type lwCall struct {
 }
 
 func newCountingLW(inner reflector.ListerWatcher) *countingLW {
-	return &countingLW{inner: inner, made: make(chan struct{}, 1)}
+	return &countingLW{inner: inner, made: make(chan struct{}, 1), start: time.Now()}
 }
 
 func (c *countingLW) record(what string) {
 	c.mu.Lock()
 	c.calls = append(c.calls, lwCall{what, time.Now()})
 	c.all = append(c.all, lwCall{what, time.Now()})
+	if c.logf != nil {
+		c.logf("%8v  %s", time.Since(c.start).Round(time.Millisecond), strings.ToUpper(what[:strings.IndexByte(what, ' ')])+what[strings.IndexByte(what, ' '):])
+	}
 	c.mu.Unlock()
 	select {
 	case c.made <- struct{}{}:
@@ -124,7 +130,7 @@ func startFakeWith(t *testing.T, opts reflector.Options, prepare func(srv *fakea
 	t.Helper()
 	srv := fakeapi.New(fakeapi.Options{})
 	t.Cleanup(srv.Close)
-	e := &fakeEnv{srv: srv, cms: srv.Resource(configMapsGVR).Namespace("ns"), store: &recordingStore{},
+	e := &fakeEnv{srv: srv, cms: srv.Resource(configMapsGVR).Namespace("ns"), store: &recordingStore{logf: t.Logf},
 		logs: &logBuffer{}, errs: make(chan error, 100)}
 	for _, name := range objects {
 		e.create(t, name)
@@ -133,10 +139,12 @@ func startFakeWith(t *testing.T, opts reflector.Options, prepare func(srv *fakea
 		prepare(srv)
 	}
 	e.lw = newCountingLW(e.cms)
+	e.lw.logf = t.Logf
 	opts.Logger = e.logs.logger()
 	opts.WatchErrorHandler = func(_ context.Context, _ *reflector.Reflector, err error) { e.errs <- err }
 	e.r = reflector.New(e.lw, expectedConfigMap(), e.store, opts)
 	reflector.SetRand(e.r, func() float64 { return 0 })
+	reflector.Observe(e.r, func(from, to, cause string) { t.Logf("          %s -> %s (%s)", from, to, cause) })
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {

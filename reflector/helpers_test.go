@@ -31,6 +31,7 @@ import (
 // delays with time.Since.
 type scriptedLW struct {
 	calls chan *call
+	start time.Time // when it was made: calls are logged relative to it
 }
 
 type call struct {
@@ -45,7 +46,7 @@ type reply struct {
 	err error
 }
 
-func newScriptedLW() *scriptedLW { return &scriptedLW{calls: make(chan *call)} }
+func newScriptedLW() *scriptedLW { return &scriptedLW{calls: make(chan *call), start: time.Now()} }
 
 func (s *scriptedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	r, err := s.do(ctx, "list", opts)
@@ -84,6 +85,7 @@ func (s *scriptedLW) next(t *testing.T) *call {
 	t.Helper()
 	select {
 	case c := <-s.calls:
+		t.Logf("%8v  %s", time.Since(s.start).Round(time.Millisecond), c)
 		return c
 	case <-time.After(time.Hour):
 		t.Fatal("no List or Watch call within an hour")
@@ -122,6 +124,21 @@ func (s *scriptedLW) expectNoCall(t *testing.T, d time.Duration) {
 		t.Fatalf("unexpected %s with %+v", c.verb, c.opts)
 	case <-time.After(d):
 	}
+}
+
+// String renders a call for the test's log: LIST rv="0" limit=500, WATCH rv="7".
+func (c *call) String() string {
+	s := fmt.Sprintf("%s rv=%q", strings.ToUpper(c.verb), c.opts.ResourceVersion)
+	if c.opts.Limit != 0 {
+		s += fmt.Sprintf(" limit=%d", c.opts.Limit)
+	}
+	if c.opts.Continue != "" {
+		s += fmt.Sprintf(" continue=%q", c.opts.Continue)
+	}
+	if c.opts.SendInitialEvents != nil && *c.opts.SendInitialEvents {
+		s += " sendInitialEvents=true"
+	}
+	return s
 }
 
 func (c *call) respondList(l runtime.Object) { c.reply <- reply{obj: l} }
@@ -177,7 +194,8 @@ func initialEventsEnd(rv string) *metav1.PartialObjectMetadata {
 type recordingStore struct {
 	mu   sync.Mutex // guards the fields below
 	ops  []string
-	errs map[string]error // by method name: "add", "replace", "resync"
+	errs map[string]error     // by method name: "add", "replace", "resync"
+	logf func(string, ...any) // if set, told of every call
 }
 
 func (s *recordingStore) Add(obj any) error    { return s.record("add", "add "+describe(obj)) }
@@ -197,6 +215,9 @@ func (s *recordingStore) record(method, op string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ops = append(s.ops, op)
+	if s.logf != nil {
+		s.logf("          store: %s", op)
+	}
 	return s.errs[method]
 }
 
@@ -277,7 +298,7 @@ func start(t *testing.T, opts reflector.Options, tweaks ...func(*setup)) *harnes
 	for _, f := range tweaks {
 		f(&su)
 	}
-	h := &harness{lw: newScriptedLW(), store: &recordingStore{}, logs: &logBuffer{}, errs: make(chan error, 100), done: make(chan struct{})}
+	h := &harness{lw: newScriptedLW(), store: &recordingStore{logf: t.Logf}, logs: &logBuffer{}, errs: make(chan error, 100), done: make(chan struct{})}
 	if opts.Logger == nil {
 		opts.Logger = h.logs.logger()
 	}
@@ -290,6 +311,7 @@ func start(t *testing.T, opts reflector.Options, tweaks ...func(*setup)) *harnes
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		h.transitions = append(h.transitions, from+" -> "+to)
+		t.Logf("          %s -> %s (%s)", from, to, cause)
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	h.cancel = cancel

@@ -34,7 +34,7 @@ func TestFirstListIsAtResourceVersionZeroAndReplacesStore(t *testing.T) {
 }
 
 // A relist after a watch failure asks for the last resourceVersion the
-// Reflector saw (never going back in time, kubernetes#83520), without a Limit
+// Reflector saw (never going back in time), without a Limit
 // so that the API server can answer from its watch cache.
 // Diagram: step 1. client-go: Reflector.list (pagination switched off for a specific resourceVersion)
 func TestRelistUsesLastSeenResourceVersionWithoutPaging(t *testing.T) {

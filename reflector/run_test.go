@@ -185,6 +185,10 @@ func TestDocListsEveryTransition(t *testing.T) {
 		table = append(table, tr.From+" -> "+tr.To)
 	}
 
+	for _, tr := range table {
+		t.Log(tr)
+	}
+	t.Logf("%d transitions in the Reflector's table, %d in doc.go's state list", len(table), len(documented))
 	assert.ElementsMatch(t, table, documented)
 }
 

@@ -120,7 +120,7 @@ func TestExpiredWatchRelistsAtLastSeenResourceVersion(t *testing.T) {
 // 429 Too Many Requests (when opening the watch or as an ERROR event) and
 // connection refused mean the server is overloaded or down, not that our
 // state is stale: back off and re-watch from the same resourceVersion, never
-// relist, which would be the most expensive request there is (kubernetes#100878).
+// relist, which would be the most expensive request there is.
 // Diagram: step 1. client-go: isWatchErrorRetriable, Reflector.watch (IsTooManyRequests)
 func TestThrottledOrRefusedWatchRewatchesWithoutRelist(t *testing.T) {
 	cases := map[string]func(h *harness, c *call){
@@ -205,7 +205,7 @@ func TestWatchThatCannotBeOpenedGoesToErrorHandlerAndRelists(t *testing.T) {
 
 // The re-watch backoff and the relist backoff are one sequence: 800ms, 1.6s,
 // 3.2s whichever kind of retry comes next.
-// Diagram: step 1. client-go: Reflector.backoffManager (kubernetes#118132)
+// Diagram: step 1. client-go: Reflector.backoffManager
 func TestRewatchAndRelistShareOneBackoff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := start(t, reflector.Options{})

@@ -66,7 +66,7 @@ func TestWatchListStreamsInitialStateThenKeepsWatching(t *testing.T) {
 // A server that does not support streaming lists (it rejects
 // sendInitialEvents), a stream that ends before the initial-events-end
 // bookmark, and one that goes silent: the Reflector falls back to a List at
-// once, rather than wait or retry the stream forever (kubernetes#140902).
+// once, rather than wait or retry the stream forever.
 // Diagram: step 1. client-go: Reflector.ListAndWatchWithContext (fallbackToList)
 func TestWatchListFallsBackToList(t *testing.T) {
 	cases := map[string]func(c *call){

@@ -49,6 +49,7 @@ func TestTypedResourceConvertsUnstructured(t *testing.T) {
 		_, open := <-w.ResultChan()
 
 		fl := list.(*FooList)
+		t.Logf("unstructured Foos from fakeapi come back as %T and %T; the watch delivers %s %T, then for a Foo with replicas \"three\": %s %v", list, got, added.Type, added.Object, broken.Type, broken.Object.(*metav1.Status).Message)
 		assert.Equal(t, "2", fl.ResourceVersion)
 		require.Len(t, fl.Items, 1)
 		assert.Equal(t, int32(2), *fl.Items[0].Spec.Replicas)

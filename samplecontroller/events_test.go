@@ -317,6 +317,10 @@ func TestEventsTableOverHTTPIsWhatKubectlGetEventsShows(t *testing.T) {
 			warnings = append(warnings, row.Cells[1:])
 		}
 	}
+	t.Logf("GET /api/v1/namespaces/demo/events as kubectl get events asks for it: columns %v", columns)
+	for _, w := range warnings {
+		t.Logf("   %v", w)
+	}
 	assert.Equal(t, [][]any{{"Warning", "ErrResourceExists", "foo/example",
 		`Deployment "web" already exists and is not controlled by Foo "example"`}}, warnings)
 }

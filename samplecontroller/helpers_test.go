@@ -119,7 +119,10 @@ func newWorldOn(t *testing.T, srvOpts fakeapi.Options, opts sc.Options, before .
 	for _, f := range before {
 		f(w)
 	}
-	opts.Observer = w.rec.observe
+	opts.Observer = func(e sc.Event) {
+		w.rec.observe(e)
+		t.Log(e.String())
+	}
 	opts.Logger = quiet
 	var err error
 	w.sc, err = sc.New(func(gvr schema.GroupVersionResource, namespace string) sc.Resource {

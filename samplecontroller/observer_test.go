@@ -192,4 +192,5 @@ func TestConvergesOverHTTPWithUnstructuredClient(t *testing.T) {
 	require.NoError(t, err)
 	replicas, _, _ := unstructuredInt(out, "spec", "replicas")
 	assert.Equal(t, int64(2), replicas)
+	t.Logf("over HTTP with an unstructured client: the Foo became Ready=True (Available); Deployment web has %d replicas", replicas)
 }

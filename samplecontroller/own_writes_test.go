@@ -64,6 +64,7 @@ func TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind(t *testing.T) {
 	_, err = r.Reconcile(ctx, req)
 	require.NoError(t, err)
 	require.Equal(t, int32(0), getFoo(t, api).Status.AvailableReplicas, "status written: 0 available")
+	t.Log("a converged Foo whose Deployment was just recreated: Reconcile writes status availableReplicas 0")
 
 	// The Deployment reports 2 available again; the Foo cache never saw
 	// the write above.
@@ -74,6 +75,7 @@ func TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, int32(2), getFoo(t, api).Status.AvailableReplicas, "the stale cache did not hide the reconciler's own write")
+	t.Logf("   the Deployment is available again, the Foo cache never saw that write: the next Reconcile writes availableReplicas %d; it remembers %d write of its own", getFoo(t, api).Status.AvailableReplicas, r.own.len())
 	assert.Equal(t, 1, r.own.len())
 	assert.NoError(t, r.own.checkInvariants())
 
@@ -82,6 +84,7 @@ func TestReconcileReadsItsOwnStatusWriteWhenCacheIsBehind(t *testing.T) {
 	_, err = r.Reconcile(ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, 0, r.own.len())
+	t.Log("   once the cache has caught up, it forgets its copy")
 }
 
 // TestReconcileKnowsItsFinalizerRemovalDeletedTheFoo drives the last
@@ -154,6 +157,7 @@ func TestOwnWritesRemembersOnlyChainsOfItsWrites(t *testing.T) {
 	require.NoError(t, o.checkInvariants())
 
 	assert.Equal(t, "3", fresher(at("1", 0)), "cache at 1: behind both writes")
+	t.Logf("own writes 1->2 and 2->3: with the cache at 1 or 2 the fresher copy is 3; at 3 it is the cache's own")
 	assert.Equal(t, "3", fresher(at("2", 1)), "cache at 2: behind the second")
 	assert.Equal(t, "3", fresher(at("3", 2)), "cache at 3: caught up")
 	assert.Equal(t, 0, o.len(), "and forgotten")

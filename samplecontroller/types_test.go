@@ -55,6 +55,7 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	dl := (&sc.DeploymentList{Items: []sc.Deployment{*dep}}).DeepCopyObject().(*sc.DeploymentList)
 	dl.Items[0].Spec.Selector.MatchLabels["app"] = "changed"
 
+	t.Logf("every field of the copies changed; the originals still have replicas %d, label a=%s, finalizer %s, image %s", *foo.Spec.Replicas, foo.Labels["a"], foo.Finalizers[0], dep.Spec.Template.Spec.Containers[0].Image)
 	assert.Equal(t, fooBefore, foo)
 	assert.Equal(t, depBefore, dep)
 	assert.Nil(t, (*sc.Foo)(nil).DeepCopy())
@@ -82,6 +83,7 @@ func TestResourcesComeBackTypedFromFakeapi(t *testing.T) {
 		require.NoError(t, err)
 
 		foo := out.(*sc.Foo)
+		t.Logf("fakeapi with the sample scheme: Create returns a %T of kind %s with availableReplicas %d (create ignores status); List returns a %T", foo, foo.Kind, foo.Status.AvailableReplicas, list)
 		assert.Equal(t, int32(0), foo.Status.AvailableReplicas, "create ignores status")
 		assert.Equal(t, "Foo", foo.Kind)
 		assert.Len(t, list.(*sc.FooList).Items, 1)
@@ -117,6 +119,7 @@ func TestCRDManifestMatchesTypes(t *testing.T) {
 	version := crd.Spec.Versions[0]
 	schema := version.Schema.OpenAPIV3Schema.Properties
 
+	t.Logf("testdata/foo-crd.yaml: %s, group %s, version %s, kind %s, scope %s; spec fields %v, status fields %v", crd.Metadata.Name, crd.Spec.Group, version.Name, crd.Spec.Names.Kind, crd.Spec.Scope, schema["spec"].names(), schema["status"].names())
 	assert.Equal(t, "apiextensions.k8s.io/v1", crd.APIVersion)
 	assert.Equal(t, "CustomResourceDefinition", crd.Kind)
 	assert.Equal(t, sc.FoosGVR.Resource+"."+sc.FoosGVR.Group, crd.Metadata.Name)

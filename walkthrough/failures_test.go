@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -82,6 +83,11 @@ func TestFailureWatchThatCannotBeOpened(t *testing.T) {
 				synctest.Wait()
 
 				calls := lw.all()[before:]
+				t.Logf("the watch ends and the re-watch is refused with %d: then %s; error handler told %d time(s)",
+					code, strings.Join(lw.whats()[before:], ", "), len(errs.all()))
+				if len(calls) >= 2 {
+					t.Logf("   the next request came %v after the refusal", calls[1].at.Sub(calls[0].at).Round(time.Millisecond))
+				}
 				require.GreaterOrEqual(t, len(calls), 2)
 				assert.Equal(t, `watch rv="2"`, calls[0].what, "the re-watch, refused")
 				delay := calls[1].at.Sub(calls[0].at)
@@ -117,6 +123,8 @@ func TestFailureExpiredListIsRetriedAtOnceFromEmpty(t *testing.T) {
 		start := time.Now()
 
 		lw, errs, _, inf := watchedInformer(t, srv)
+		t.Logf("the first list at \"0\" fails with 410; the Reflector: %s, after %v, error handler told %d time(s)",
+			strings.Join(lw.whats(), ", "), time.Since(start), len(errs.all()))
 
 		assert.Equal(t, []string{`list rv="0"`, `list rv=""`, `watch rv="2"`}, lw.whats())
 		assert.Equal(t, time.Duration(0), time.Since(start), "no backoff")
@@ -149,6 +157,9 @@ func TestFailureCutOffWatchRewatchesFromItsLastResourceVersion(t *testing.T) {
 		srv.HangWatches(false)
 		synctest.Wait()
 
+		t.Log("1. Every watch may buffer two events; delivery stalls while five objects are created")
+		t.Logf("   the server cut off %d watch; the Reflector: %s", srv.Faults().WatchesCutOff, strings.Join(lw.whats(), ", "))
+		t.Logf("   the cache holds %d objects; errors reported: %d", len(inf.GetStore().List()), len(errs.all()))
 		assert.Equal(t, 1, srv.Faults().WatchesCutOff)
 		assert.Equal(t, 1, lw.count("list"), "no relist")
 		assert.Equal(t, 2, lw.count("watch"), "one re-watch")
@@ -175,8 +186,11 @@ func TestFailureSlowServerDelaysTheInitialSync(t *testing.T) {
 
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		assert.False(t, informer.WaitForCacheSync(ctx, inf), "not within 2s")
+		early := informer.WaitForCacheSync(ctx, inf)
+		t.Logf("every request takes 3s; WaitForCacheSync with a 2s deadline returns %v", early)
+		assert.False(t, early, "not within 2s")
 		assert.True(t, informer.WaitForCacheSync(context.Background(), inf))
+		t.Logf("   without a deadline it returns true %v after the informer started: when the list came back", time.Since(start))
 		assert.Equal(t, 3*time.Second, time.Since(start), "synced when the list came back")
 	})
 }
@@ -199,10 +213,13 @@ func TestFailureServerGoneLeavesTheCacheAsItWas(t *testing.T) {
 		time.Sleep(time.Minute)
 		synctest.Wait()
 
+		failures := errs.all()
+		t.Log("the server is closed; a minute passes")
+		t.Logf("   HasSynced=%v, cached objects: %d; the error handler was told %d times, last: %v",
+			inf.HasSynced(), len(inf.GetStore().List()), len(failures), lastErr(failures))
 		assert.True(t, inf.HasSynced(), "still synced")
 		mustGet(t, inf, "ns/a")
 		assert.Empty(t, rec.takeLines(), "handlers hear nothing")
-		failures := errs.all()
 		assert.GreaterOrEqual(t, len(failures), 3, "every attempt failed and was reported")
 		for _, err := range failures {
 			assert.True(t, apierrors.IsServiceUnavailable(err), "%v", err)
@@ -261,6 +278,11 @@ func TestFailureFailedWriteIsRetriedWithBackoff(t *testing.T) {
 
 		mu.Lock()
 		defer mu.Unlock()
+		t.Log("the API server refuses the Reconciler's update twice with 500")
+		for i := 1; i < len(attempts); i++ {
+			t.Logf("   Reconcile %d ran %v after the one before", i+1, attempts[i].Sub(attempts[i-1]))
+		}
+		t.Logf("   Counts: %+v", c.Counts())
 		require.Len(t, attempts, 4, "two failures, the write that works, and the Reconcile its own event brings")
 		assert.Equal(t, 5*time.Millisecond, attempts[1].Sub(attempts[0]))
 		assert.Equal(t, 10*time.Millisecond, attempts[2].Sub(attempts[1]))
@@ -271,4 +293,12 @@ func TestFailureFailedWriteIsRetriedWithBackoff(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "done", value(got))
 	})
+}
+
+// lastErr returns the last of errs, or nil.
+func lastErr(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs[len(errs)-1]
 }

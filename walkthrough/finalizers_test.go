@@ -2,6 +2,7 @@ package walkthrough
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -35,7 +36,7 @@ func TestConfusionDeletionWithFinalizers(t *testing.T) {
 		inf := informer.NewSharedIndexInformer(foos, exampleFoo(), 0, nil, informer.WithLogger(quiet))
 		rec := &recorder{}
 		startInformer(t, inf, rec)
-		rec.takeLines()
+		t.Logf("1. A Foo with the finalizer %s is cached: %s", finalizer, strings.Join(rec.takeLines(), ", "))
 
 		require.NoError(t, foos.Delete(context.Background(), "f", metav1.DeleteOptions{}))
 		synctest.Wait()
@@ -43,8 +44,11 @@ func TestConfusionDeletionWithFinalizers(t *testing.T) {
 		got, err := foos.Get(context.Background(), "f", metav1.GetOptions{})
 		require.NoError(t, err, "the object is still there")
 		marked := got.(*unstructured.Unstructured)
+		lines := rec.takeLines()
+		t.Logf("2. Delete succeeded, yet the server still has ns/f, with deletionTimestamp %v", marked.GetDeletionTimestamp())
+		t.Logf("   the handler saw: %s", strings.Join(lines, ", "))
 		assert.NotNil(t, marked.GetDeletionTimestamp(), "only marked for deletion")
-		assert.Equal(t, []string{"update ns/f@" + rvOf(created) + "->" + rvOf(marked)}, rec.takeLines(),
+		assert.Equal(t, []string{"update ns/f@" + rvOf(created) + "->" + rvOf(marked)}, lines,
 			"the handler sees an update, not a delete")
 		cached := mustGet(t, inf, "ns/f").(*unstructured.Unstructured)
 		assert.NotNil(t, cached.GetDeletionTimestamp(), "a Reconcile reading the cache can tell it is being deleted")
@@ -57,8 +61,11 @@ func TestConfusionDeletionWithFinalizers(t *testing.T) {
 		synctest.Wait()
 
 		_, err = foos.Get(context.Background(), "f", metav1.GetOptions{})
+		lines = rec.takeLines()
+		t.Log("3. The controller removes its finalizer with an ordinary update")
+		t.Logf("   the server now answers: %v", err)
+		t.Logf("   the handler saw: %s", strings.Join(lines, ", "))
 		assert.True(t, apierrors.IsNotFound(err), "removing the last finalizer deleted it")
-		lines := rec.takeLines()
 		require.Len(t, lines, 1)
 		assert.Regexp(t, `^delete ns/f@\d+$`, lines[0], "now the handler gets OnDelete")
 		assert.Empty(t, inf.GetStore().List())

@@ -40,6 +40,10 @@ func TestConfusionForgetDoneAddRateLimited(t *testing.T) {
 				key, _ = queue.Get()
 				waits = append(waits, time.Since(start))
 			}
+			if forget {
+				t.Log("1. Three failures in a row, each AddRateLimited then Done")
+				t.Logf("   the key came back after %v; NumRequeues is %d", waits, queue.NumRequeues(key))
+			}
 			assert.Equal(t, []time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}, waits)
 			assert.Equal(t, 3, queue.NumRequeues(key))
 
@@ -55,6 +59,11 @@ func TestConfusionForgetDoneAddRateLimited(t *testing.T) {
 			key, _ = queue.Get()
 			queue.Done(key)
 
+			if forget {
+				t.Logf("2. With Forget after a success, the next failure waits %v; NumRequeues is %d", time.Since(start), queue.NumRequeues(key))
+			} else {
+				t.Logf("3. Without Forget, the next failure waits %v; NumRequeues is %d", time.Since(start), queue.NumRequeues(key))
+			}
 			if forget {
 				assert.Equal(t, 5*time.Millisecond, time.Since(start), "after Forget the backoff starts again")
 				assert.Equal(t, 1, queue.NumRequeues(key))
@@ -79,6 +88,7 @@ func TestConfusionForgetDoneAddRateLimited(t *testing.T) {
 		}()
 		synctest.Wait()
 
+		t.Logf("4. A key added again while a worker holds it: Len() is %d, the second worker waits", queue.Len())
 		assert.Equal(t, 0, queue.Len(), "the new add waits for a Done that never comes")
 		select {
 		case <-got:
@@ -86,7 +96,9 @@ func TestConfusionForgetDoneAddRateLimited(t *testing.T) {
 		default:
 		}
 		queue.Done(key)
-		require.Equal(t, "ns/b", <-got, "Done lets the held-back add through")
+		next := <-got
+		t.Logf("   after the first worker's Done, the second worker gets %q", next)
+		require.Equal(t, "ns/b", next, "Done lets the held-back add through")
 		queue.Done(key)
 	})
 }

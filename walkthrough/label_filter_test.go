@@ -2,6 +2,7 @@ package walkthrough
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -55,6 +56,7 @@ func TestConfusionLabelChangeOnFilteredWatchLooksLikeDelete(t *testing.T) {
 			Handler:    onFilteringHandler,
 		})
 		initial := []string{"add ns/a@" + rvOf(created) + " initial"}
+		t.Log("1. An informer whose list and watch select app=web caches ns/a, labelled app=web")
 		assert.Equal(t, initial, onFiltered.takeLines())
 		assert.Equal(t, initial, onFilteringHandler.takeLines())
 
@@ -62,13 +64,17 @@ func TestConfusionLabelChangeOnFilteredWatchLooksLikeDelete(t *testing.T) {
 		synctest.Wait()
 
 		gone := []string{"delete ns/a@" + rvOf(moved)}
-		assert.Equal(t, gone, onFiltered.takeLines(), "the filtered watch said DELETED")
+		got := onFiltered.takeLines()
 		_, exists, err := filtered.GetStore().GetByKey("ns/a")
 		require.NoError(t, err)
-		assert.False(t, exists, "and the filtered cache dropped it")
 		_, err = cms.Get(context.Background(), "a", metav1.GetOptions{})
+		t.Log("2. ns/a is relabelled app=db")
+		t.Logf("   the filtered informer's handler: %s; still in its cache: %v; still on the server: %v", strings.Join(got, ", "), exists, err == nil)
+		assert.Equal(t, gone, got, "the filtered watch said DELETED")
+		assert.False(t, exists, "and the filtered cache dropped it")
 		assert.NoError(t, err, "yet the object was never deleted")
 		lines, objs := onFilteringHandler.take()
+		t.Logf("   a FilteringResourceEventHandler on an unfiltered informer: %s", strings.Join(lines, ", "))
 		assert.Equal(t, []string{"delete ns/a@" + rvOf(created)}, lines, "the filtering handler reports the old object leaving the set")
 		assert.Equal(t, "web", objs[0].(*unstructured.Unstructured).GetLabels()["app"])
 
@@ -76,7 +82,9 @@ func TestConfusionLabelChangeOnFilteredWatchLooksLikeDelete(t *testing.T) {
 		synctest.Wait()
 
 		again := []string{"add ns/a@" + rvOf(back)}
-		assert.Equal(t, again, onFiltered.takeLines(), "moving back in is an add, not in any initial list")
+		got = onFiltered.takeLines()
+		t.Logf("3. Relabelled app=web again: %s, an add that is not part of any initial list", strings.Join(got, ", "))
+		assert.Equal(t, again, got, "moving back in is an add, not in any initial list")
 		assert.Equal(t, again, onFilteringHandler.takeLines())
 	})
 }

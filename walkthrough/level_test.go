@@ -2,6 +2,7 @@ package walkthrough
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -26,7 +27,7 @@ import (
 // only enqueues the key and reads the current state when its turn comes,
 // sees Succeeded and does the right thing.
 //
-// Diagram: steps 1-9. client-go: the SharedIndexInformer contract (a subsequence of states); client-go#571.
+// Diagram: steps 1-9. client-go: the SharedIndexInformer contract (a subsequence of states).
 func TestConfusionLevelNotEdgeTriggered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t, fakeapi.Options{})
@@ -57,6 +58,7 @@ func TestConfusionLevelNotEdgeTriggered(t *testing.T) {
 		})
 		key, _ := queue.Get()
 		queue.Done(key)
+		t.Logf("1. The informer has synced; the handler was shown %q", value(mustGet(t, inf, key)))
 
 		time.Sleep(5 * time.Second)
 		silent := srv.SilentResource(cmGVR).Namespace("ns")
@@ -66,16 +68,21 @@ func TestConfusionLevelNotEdgeTriggered(t *testing.T) {
 		}
 		srv.Compact()
 		srv.CloseWatches()
+		t.Log("2. While the informer is disconnected the job goes Running, then Succeeded; the Reflector relists")
 		time.Sleep(2 * time.Second)
 		synctest.Wait()
 
 		mu.Lock()
+		t.Logf("   the handler was shown %s; the edge-triggered action (on entering Running) ran %d times",
+			strings.Join(seen, " -> "), enteredRunning)
 		assert.Equal(t, []string{"Pending", "Succeeded"}, seen, "Running was never in the cache")
 		assert.Equal(t, 0, enteredRunning, "so the edge-triggered action never ran")
 		mu.Unlock()
 		key, _ = queue.Get()
 		defer queue.Done(key)
+		current := value(mustGet(t, inf, key))
+		t.Logf("3. The level-triggered worker takes %q and reads %q from the cache: it acts on the state that is", key, current)
 		assert.Equal(t, "ns/job", key)
-		assert.Equal(t, "Succeeded", value(mustGet(t, inf, key)), "the level-triggered worker acts on the state that is")
+		assert.Equal(t, "Succeeded", current, "the level-triggered worker acts on the state that is")
 	})
 }

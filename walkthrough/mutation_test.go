@@ -48,6 +48,9 @@ func TestConfusionMutatingACachedObject(t *testing.T) {
 		require.NoError(t, err)
 		onServer, err := cms.Get(context.Background(), "a", metav1.GetOptions{})
 		require.NoError(t, err)
+		t.Log("1. A Reconcile sets a label on the object the lister returned, without DeepCopy")
+		t.Logf("   the next lister Get returns the same pointer: %v; its labels: %v; the server's labels: %v",
+			mine == theirs, theirs.GetLabels(), onServer.(*unstructured.Unstructured).GetLabels())
 
 		assert.Same(t, mine, theirs, "every reader gets the same pointer")
 		assert.Equal(t, "by-mistake", theirs.GetLabels()["touched"], "the next reader sees the mutation")
@@ -56,6 +59,7 @@ func TestConfusionMutatingACachedObject(t *testing.T) {
 		setValue(t, cms, "a", "2")
 		synctest.Wait()
 		mu.Lock()
+		t.Logf("2. A real update arrives; the handler's old object carries labels %v, which nobody ever wrote", oldLabels)
 		assert.Equal(t, []map[string]string{{"touched": "by-mistake"}}, oldLabels,
 			"the handler's old object has a label nobody ever wrote")
 		mu.Unlock()
@@ -66,6 +70,7 @@ func TestConfusionMutatingACachedObject(t *testing.T) {
 		copied.SetLabels(map[string]string{"touched": "safely"})
 		again, err := lister.Namespace("ns").Get("a")
 		require.NoError(t, err)
+		t.Logf("3. The same change on a DeepCopy: the copy has %v, the cache still has %v", copied.GetLabels(), again.GetLabels())
 		assert.Empty(t, again.GetLabels(), "a change to a DeepCopy stays in the copy")
 	})
 }

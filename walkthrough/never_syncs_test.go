@@ -52,6 +52,7 @@ func TestConfusionCacheNeverSyncs(t *testing.T) {
 		}))
 		runInformer(t, inf)
 		start := time.Now()
+		t.Log("1. The informer's List is refused with 403 Forbidden (a missing RBAC rule); WaitForCacheSync waits up to 30s")
 
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -61,7 +62,10 @@ func TestConfusionCacheNeverSyncs(t *testing.T) {
 		assert.Equal(t, 30*time.Second, time.Since(start), "WaitForCacheSync gave up at the deadline, not before")
 		assert.False(t, inf.HasSynced())
 		assert.Empty(t, inf.GetStore().List())
+		t.Logf("   WaitForCacheSync returned %v after %v; HasSynced=%v; cached objects: %d",
+			synced, time.Since(start), inf.HasSynced(), len(inf.GetStore().List()))
 		mu.Lock()
+		t.Logf("   the watch error handler saw %d lists fail; the first: %v", len(failures), firstErr(failures))
 		// Lists at 0s, then after jittered delays of 0.8-1.6s, 1.6-3.2s,
 		// 3.2-6.4s, 6.4-12.8s and 12.8-25.6s: five or six lists fit in 30s.
 		assert.GreaterOrEqual(t, len(failures), 5)
@@ -78,9 +82,19 @@ func TestConfusionCacheNeverSyncs(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, c.Watch(controller.Kind(inf, controller.EnqueueRequestForObject{})))
 		start = time.Now()
+		t.Log("2. A controller with a one-minute CacheSyncTimeout starts on the same informer")
 		err = c.Start(context.Background())
 		require.Error(t, err)
+		t.Logf("   Start failed after %v, having reconciled nothing: %v", time.Since(start), err)
 		assert.Equal(t, time.Minute, time.Since(start), "the controller waited its CacheSyncTimeout")
 		assert.Contains(t, err.Error(), "source 1 (Kind) to sync", "the error names the source")
 	})
+}
+
+// firstErr returns the first of errs, or nil.
+func firstErr(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs[0]
 }

@@ -48,6 +48,8 @@ func TestConfusionQueueHoldsKeys(t *testing.T) {
 		}
 		setValue(t, cms, "b", "1")
 		synctest.Wait()
+		t.Log("1. Five updates of ns/a and one of ns/b reach the handler, which adds each to both queues")
+		t.Logf("   the key queue holds %d items, the object queue %d", keys.Len(), objects.Len())
 
 		assert.Equal(t, 2, keys.Len(), "six events, two keys: adds of a waiting key collapse")
 		assert.Equal(t, 6, objects.Len(), "six events, six objects: nothing collapses")
@@ -55,9 +57,11 @@ func TestConfusionQueueHoldsKeys(t *testing.T) {
 		defer keys.Done(key)
 		require.Equal(t, "ns/a", key)
 		fresh := mustGet(t, inf, key) // step 9: the worker reads the key's object from the cache
+		t.Logf("2. A worker takes the key %q and reads the cache: data.value=%q, the newest state", key, value(fresh))
 		assert.Equal(t, "5", value(fresh), "the key leads to the newest state")
 		old, _ := objects.Get()
 		defer objects.Done(old)
+		t.Logf("3. A worker takes the first object from the object queue: data.value=%q, four updates old", value(old))
 		assert.Equal(t, "1", value(old), "the queued object is a state four updates old")
 	})
 }

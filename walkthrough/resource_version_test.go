@@ -3,6 +3,7 @@ package walkthrough
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -47,34 +48,42 @@ func TestConfusionResourceVersionRules(t *testing.T) {
 			create(t, cms, configMap("ns", "b", "1"))
 			create(t, srv.Resource(foosGVR).Namespace("ns"), newFoo("ns", "f", 1))
 			newA := setValue(t, cms, "a", "new")
+			t.Logf("1. Create a@%s, b, a Foo, then update a: a is now at resourceVersion %s, not \"2\": one counter for every object of every resource", rvOf(a), rvOf(newA))
 
 			assert.NotEqual(t, "2", rvOf(newA), "the second version of a is not \"2\": the counter is shared")
 			same := setValue(t, cms, "a", "new")
 			assert.Equal(t, rvOf(newA), rvOf(same), "a write that changes nothing keeps the resourceVersion")
+			t.Logf("   a write that changes nothing keeps it: still %s", rvOf(same))
 
 			items, cont, listRV := list(t, cms, metav1.ListOptions{ResourceVersion: "", Limit: 1})
+			t.Logf("2. list rv=\"\" limit=1: %d item, continue token set: %v, list resourceVersion %s (the newest)", len(items), cont != "", listRV)
 			assert.Len(t, items, 1, `"" honours the limit...`)
 			assert.NotEmpty(t, cont, "...and hands out a continue token")
 			assert.Equal(t, rvOf(newA), listRV)
 
 			items, cont, _ = list(t, cms, metav1.ListOptions{ResourceVersion: "0", Limit: 1})
+			t.Logf("   list rv=\"0\" limit=1: %d items, continue token set: %v (any state at hand, limit ignored)", len(items), cont != "")
 			assert.Len(t, items, 2, `"0" ignores the limit: it is served whole from the cache`)
 			assert.Empty(t, cont)
 
 			items, _, listRV = list(t, cms, metav1.ListOptions{ResourceVersion: rvOf(a), Limit: 10})
+			t.Logf("   list rv=%q limit=10: %d item at resourceVersion %s (exactly that snapshot: b did not exist yet)", rvOf(a), len(items), listRV)
 			assert.Equal(t, rvOf(a), listRV)
 			require.Len(t, items, 1, "the exact snapshot at a's first version: b did not exist yet")
 			assert.Equal(t, "old", value(items[0]))
 
 			items, _, _ = list(t, cms, metav1.ListOptions{ResourceVersion: rvOf(a)})
+			t.Logf("   list rv=%q, no limit: %d items (not older than %s: the newest state)", rvOf(a), len(items), rvOf(a))
 			assert.Len(t, items, 2, "without a limit, N means \"not older than N\": the newest state")
 
 			_, err := cms.List(context.Background(), metav1.ListOptions{ResourceVersion: "1000"})
+			t.Logf("   list rv=\"1000\", ahead of the server: %v (504, cause ResourceVersionTooLarge: %v)", err, apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge))
 			assert.True(t, apierrors.IsTimeout(err) && apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge),
 				"ahead of the server: 504 too large, got %v", err)
 
 			srv.Compact()
 			_, err = cms.List(context.Background(), metav1.ListOptions{ResourceVersion: rvOf(a), Limit: 10})
+			t.Logf("   after a compaction, list rv=%q limit=10: %v (410)", rvOf(a), err)
 			assert.True(t, apierrors.IsResourceExpired(err), "older than the history: 410, got %v", err)
 
 			byRV := map[string]*unstructured.Unstructured{}
@@ -90,6 +99,8 @@ func TestConfusionResourceVersionRules(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, -1, order, "compared as the integers they are (Kubernetes 1.35 and later), it does not")
 			_, err = resourceversion.CompareResourceVersion("0", rvOf(ten))
+			t.Logf("3. As strings %q > %q is %v; CompareResourceVersion(%q, %q) = %d (as integers)", rvOf(nine), rvOf(ten), rvOf(nine) > rvOf(ten), rvOf(nine), rvOf(ten), order)
+			t.Logf("   CompareResourceVersion(\"0\", %q): %v", rvOf(ten), err)
 			assert.Error(t, err, `"0" is a request meaning "any", never the version of an object`)
 		})
 	})
@@ -113,6 +124,7 @@ func TestConfusionResourceVersionRules(t *testing.T) {
 			time.Sleep(2 * time.Second)
 			synctest.Wait()
 
+			t.Logf("4. The Reflector's requests, across a 410 and a relist that is 410 too: %s", strings.Join(lw.whats(), ", "))
 			assert.Equal(t, []string{
 				`list rv="0"`,                // first list: any recent state will do
 				`watch rv="` + rvOf(a) + `"`, // from the list's version

@@ -2,6 +2,7 @@ package walkthrough
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -32,7 +33,8 @@ func TestConfusionResyncIsNotARelist(t *testing.T) {
 		inf := informer.NewSharedIndexInformer(lw, exampleConfigMap(), time.Minute, nil, informer.WithLogger(quiet))
 		rec := &recorder{}
 		startInformer(t, inf, rec)
-		rec.takeLines()
+		t.Logf("1. The informer starts with a one-minute resync period: %s", strings.Join(lw.whats(), ", "))
+		t.Logf("   its handler saw the initial list: %s", strings.Join(rec.takeLines(), ", "))
 		noops := []string{
 			"update ns/a@" + rvOf(a) + "->" + rvOf(a),
 			"update ns/b@" + rvOf(b) + "->" + rvOf(b),
@@ -42,17 +44,24 @@ func TestConfusionResyncIsNotARelist(t *testing.T) {
 			time.Sleep(time.Minute)
 			synctest.Wait()
 
-			assert.Equal(t, noops, rec.takeLines(), "minute %d: one resync, every object re-delivered unchanged", minute)
+			lines := rec.takeLines()
+			t.Logf("2.%d minute %d, a resync: %s; List requests so far: %d", minute, minute, strings.Join(lines, ", "), lw.count("list"))
+			assert.Equal(t, noops, lines, "minute %d: one resync, every object re-delivered unchanged", minute)
 			assert.Equal(t, 1, lw.count("list"), "minute %d: a resync does not list", minute)
 		}
 		assert.Equal(t, 1, lw.count("watch"), "and the one watch kept running")
+		t.Log("   a resync re-delivers the cached objects (old and new are the same resourceVersion) and reads nothing")
 
+		calls := len(lw.whats())
 		srv.InjectWatchError(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
 		time.Sleep(2 * time.Second) // the Reflector's backoff before a relist is 0.8-1.6s
 		synctest.Wait()
 
+		t.Logf("3. A 410 Gone ends the watch; the Reflector relists: %s", strings.Join(lw.whats()[calls:], ", "))
+		lines := rec.takeLines()
+		t.Logf("   the relist found nothing new: %s; List requests in all: %d", strings.Join(lines, ", "), lw.count("list"))
 		assert.Equal(t, 2, lw.count("list"), "a relist is a List")
-		assert.Equal(t, noops, rec.takeLines(), "the relist found nothing new: same resourceVersions again")
+		assert.Equal(t, noops, lines, "the relist found nothing new: same resourceVersions again")
 		require.Equal(t, rvOf(a), rvOf(mustGet(t, inf, "ns/a")))
 	})
 }

@@ -1,6 +1,7 @@
 package walkthrough
 
 import (
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -38,6 +39,9 @@ func TestConfusionInformerSilentlyStops(t *testing.T) {
 			time.Sleep(time.Hour)
 			synctest.Wait()
 
+			_, has, _ := inf.GetStore().GetByKey("ns/b")
+			t.Log("1. Every watch hangs (open, nothing flows, not even bookmarks); ns/b is created; an hour passes")
+			t.Logf("   no idle timeout (as in client-go): HasSynced=%v, watches opened: %d, cache has ns/b: %v", inf.HasSynced(), lw.count("watch"), has)
 			assert.True(t, inf.HasSynced(), "it looks healthy")
 			assert.Equal(t, 1, lw.count("watch"), "nothing noticed the dead watch")
 			_, exists, err := inf.GetStore().GetByKey("ns/b")
@@ -57,6 +61,10 @@ func TestConfusionInformerSilentlyStops(t *testing.T) {
 			synctest.Wait()
 
 			calls := lw.all()
+			t.Logf("2. The same with the default IdleTimeout (%v): %s", reflector.DefaultIdleTimeout, strings.Join(lw.whats(), ", "))
+			if len(calls) > 0 {
+				t.Logf("   the second watch was opened %v after the watch went silent, without a relist", calls[len(calls)-1].at.Sub(hungAt))
+			}
 			require.Equal(t, 2, lw.count("watch"), "a second watch was opened")
 			assert.Equal(t, reflector.DefaultIdleTimeout, calls[len(calls)-1].at.Sub(hungAt), "after exactly IdleTimeout")
 			assert.Equal(t, []string{`list rv="0"`, `watch rv="2"`, `watch rv="2"`}, lw.whats(), "from the last resourceVersion, without a relist")
@@ -64,6 +72,7 @@ func TestConfusionInformerSilentlyStops(t *testing.T) {
 			srv.HangWatches(false)
 			synctest.Wait()
 			mustGet(t, inf, "ns/b")
+			t.Log("   the server delivers again, and ns/b reaches the cache")
 		})
 	})
 }

@@ -42,7 +42,11 @@ func TestConfusionSlowHandlerBufferGrows(t *testing.T) {
 		}
 		synctest.Wait()
 
-		assert.Equal(t, want, fast.takeLines(), "the fast handler kept up")
+		got := fast.takeLines()
+		t.Log("1. Twenty ConfigMaps are created; one handler blocks in its first call, the other records")
+		t.Logf("   the fast handler has %d notifications, the cache %d objects", len(got), len(inf.GetStore().List()))
+		t.Logf("   the slow handler's Backlog() is %d: one notification in progress, the rest waiting in its buffer", slowReg.Backlog())
+		assert.Equal(t, want, got, "the fast handler kept up")
 		assert.Len(t, inf.GetStore().List(), 20, "so did the cache")
 		assert.Equal(t, 19, slowReg.Backlog(), "one notification in progress, nineteen waiting")
 		assert.Empty(t, slow.takeLines())
@@ -50,7 +54,18 @@ func TestConfusionSlowHandlerBufferGrows(t *testing.T) {
 		close(release)
 		synctest.Wait()
 
+		got = slow.takeLines()
+		t.Logf("2. Released, the slow handler works through its backlog: %d notifications, in order, %s first; Backlog() is %d",
+			len(got), firstLine(got), slowReg.Backlog())
 		assert.Equal(t, 0, slowReg.Backlog())
-		assert.Equal(t, want, slow.takeLines(), "every notification, in order")
+		assert.Equal(t, want, got, "every notification, in order")
 	})
+}
+
+// firstLine returns the first of lines, or "nothing".
+func firstLine(lines []string) string {
+	if len(lines) == 0 {
+		return "nothing"
+	}
+	return lines[0]
 }

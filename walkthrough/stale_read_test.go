@@ -42,6 +42,8 @@ func TestConfusionStaleReadAfterOwnWrite(t *testing.T) {
 		cached, err := lister.Namespace("ns").Get("a")
 		require.NoError(t, err)
 
+		t.Log("1. The watch is held still; we write data.value=2, then read the object back from the lister")
+		t.Logf("   the server holds value %q at resourceVersion %s; the lister returns value %q at resourceVersion %s", value(written), rvOf(written), value(cached), rvOf(cached))
 		assert.Equal(t, "1", value(cached), "the cache has not seen our own write")
 		assert.Equal(t, rvOf(before), rvOf(cached))
 		assert.NotEqual(t, rvOf(written), rvOf(cached))
@@ -49,6 +51,7 @@ func TestConfusionStaleReadAfterOwnWrite(t *testing.T) {
 		next.Object["data"] = map[string]any{"value": "3"}
 		_, err = cms.Update(context.Background(), next, metav1.UpdateOptions{})
 		assert.True(t, apierrors.IsConflict(err), "a write based on the stale copy is refused: %v", err)
+		t.Logf("2. A write built from the stale copy is refused with 409 Conflict: %v", err)
 
 		srv.HangWatches(false)
 		synctest.Wait()
@@ -56,6 +59,7 @@ func TestConfusionStaleReadAfterOwnWrite(t *testing.T) {
 		cached, err = lister.Namespace("ns").Get("a")
 		require.NoError(t, err)
 		assert.Equal(t, rvOf(written), rvOf(cached), "the cache caught up")
+		t.Logf("3. The watch delivers again: the lister now returns resourceVersion %s", rvOf(cached))
 		assert.Equal(t, []string{"update ns/a@" + rvOf(before) + "->" + rvOf(written)}, rec.takeLines(),
 			"and our own write came back as an event")
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -72,6 +73,8 @@ func TestConfusionCacheMemoryAndTransforms(t *testing.T) {
 
 		before := mustGet(t, plain, "ns/cm-000").(*unstructured.Unstructured)
 		after := mustGet(t, slim, "ns/cm-000").(*unstructured.Unstructured)
+		t.Logf("cm-000 as cached without the transform: annotations %v, %d managedFields entries", annotationNames(before), len(before.GetManagedFields()))
+		t.Logf("cm-000 as cached with the transform: annotations %v, %d managedFields entries", annotationNames(after), len(after.GetManagedFields()))
 		assert.Contains(t, before.GetAnnotations(), lastApplied)
 		assert.NotEmpty(t, before.GetManagedFields())
 		assert.NotContains(t, after.GetAnnotations(), lastApplied, "stripped before it was cached")
@@ -183,4 +186,14 @@ func fromTheWire(obj kruntime.Object) {
 	if json.Unmarshal(data, &fresh) == nil {
 		m.Object = fresh
 	}
+}
+
+// annotationNames returns the sorted names of an object's annotations.
+func annotationNames(u *unstructured.Unstructured) []string {
+	var names []string
+	for name := range u.GetAnnotations() {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }

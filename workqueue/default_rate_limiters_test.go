@@ -84,6 +84,9 @@ func TestDefaultControllerRateLimiterReachesTheCapOnThe19thFailure(t *testing.T)
 		r := workqueue.DefaultControllerRateLimiter[string]()
 
 		got := whenSequence(r, "ns/a", 20)
+		for i, d := range got {
+			t.Logf("failure %2d: retry after %v", i+1, d)
+		}
 
 		assert.Equal(t, 5*ms, got[0])
 		assert.Equal(t, 655360*ms, got[17])
@@ -105,8 +108,10 @@ func TestDefaultControllerRateLimiterIsLimitedByTheBucketOverall(t *testing.T) {
 			require.Equal(t, 5*ms, r.When(item))
 		}
 
+		t.Log("100 different keys fail once each: each is retried after 5ms (the bucket's burst of 100)")
 		assert.Equal(t, 100*ms, r.When(100))
 		assert.Equal(t, 200*ms, r.When(101))
+		t.Log("   the 101st key waits 100ms and the 102nd 200ms: the bucket earns one token every 100ms")
 	})
 }
 
@@ -120,6 +125,7 @@ func TestBucketRateLimiterSpendsTheBurstThenQueuesCallersOneIntervalApart(t *tes
 		require.NoError(t, err)
 
 		got := []time.Duration{r.When("ns/a"), r.When("ns/b"), r.When("ns/c"), r.When("ns/a"), r.When("ns/d")}
+		t.Logf("qps 10, burst 3: When(a), When(b), When(c), When(a), When(d) = %v", got)
 
 		assert.Equal(t, []time.Duration{0, 0, 0, 100 * ms, 200 * ms}, got)
 		assert.Equal(t, 0, r.NumRequeues("ns/a"))
@@ -136,10 +142,14 @@ func TestBucketRateLimiterRefillsAtQPSUpToTheBurst(t *testing.T) {
 		whenSequence(r, "ns/a", 4) // burst spent, one token owed
 
 		time.Sleep(250 * ms) // 2.5 tokens earned, 1 owed: 1.5 left
-		assert.Equal(t, []time.Duration{0, 50 * ms}, whenSequence(r, "ns/a", 2))
+		got := whenSequence(r, "ns/a", 2)
+		t.Logf("qps 10, burst 3: burst spent and one token owed; 250ms later two calls wait %v", got)
+		assert.Equal(t, []time.Duration{0, 50 * ms}, got)
 
 		time.Sleep(time.Hour) // far more than the burst earned: capped at 3
-		assert.Equal(t, []time.Duration{0, 0, 0, 100 * ms}, whenSequence(r, "ns/a", 4))
+		got = whenSequence(r, "ns/a", 4)
+		t.Logf("   an hour later four calls wait %v: the bucket refilled to its burst of 3 and no further", got)
+		assert.Equal(t, []time.Duration{0, 0, 0, 100 * ms}, got)
 	})
 }
 

@@ -53,14 +53,17 @@ func TestAddAfterKeepsTheEarlierReadyTime(t *testing.T) {
 		q.AddAfter("ns/b", 10*time.Second)
 		q.AddAfter("ns/b", 2*time.Second) // earlier: wins
 		require.Equal(t, 2, workqueue.WaitingLen(q))
+		t.Log("AddAfter(ns/a, 5s), AddAfter(ns/a, 10s), AddAfter(ns/b, 10s), AddAfter(ns/b, 2s)")
 		requireInvariants(t, q)
 
 		b, _ := q.Get()
 		assert.Equal(t, "ns/b", b)
 		assert.Equal(t, 2*time.Second, time.Since(start))
+		t.Logf("   Get: %s after %v", b, time.Since(start))
 		a, _ := q.Get()
 		assert.Equal(t, "ns/a", a)
 		assert.Equal(t, 5*time.Second, time.Since(start))
+		t.Logf("   Get: %s after %v; each kept its earlier ready time", a, time.Since(start))
 		time.Sleep(time.Minute)
 		assert.Equal(t, 0, q.Len(), "each item is handed out once")
 		q.ShutDown()
@@ -113,11 +116,13 @@ func TestWaitingLoopHasNoHeartbeat(t *testing.T) {
 		synctest.Wait()
 
 		assert.Equal(t, int64(0), workqueue.WaitingLoopWakeups(q))
+		t.Logf("AddAfter(ns/a, 1h); just before the hour is up the waiting loop has woken %d times", workqueue.WaitingLoopWakeups(q))
 		assert.Equal(t, 0, q.Len())
 		key, _ := q.Get()
 		assert.Equal(t, "ns/a", key)
 		assert.Equal(t, time.Hour, time.Since(start))
 		assert.Equal(t, int64(1), workqueue.WaitingLoopWakeups(q))
+		t.Logf("   Get returns %s after %v; the loop woke %d time in all (client-go's also wakes every 10s)", key, time.Since(start), workqueue.WaitingLoopWakeups(q))
 		q.ShutDown()
 	})
 }
@@ -157,14 +162,17 @@ func TestDelayingQueueStartsItsGoroutineLazilyAndShutDownStopsIt(t *testing.T) {
 		q := workqueue.NewDelaying[string]()
 		q.AddAfter("ns/now", 0)
 		assert.Equal(t, before, bubbleGoroutines(t), "no goroutine before the first delayed add")
+		t.Logf("NewDelaying, AddAfter(0): %d new goroutines", bubbleGoroutines(t)-before)
 		q.AddAfter("ns/later", time.Hour)
 		assert.Equal(t, before+1, bubbleGoroutines(t))
 		q.AddAfter("ns/later-still", 2*time.Hour)
 		assert.Equal(t, before+1, bubbleGoroutines(t), "one loop, however many items wait")
+		t.Logf("   two delayed adds: %d new goroutine, the waiting loop", bubbleGoroutines(t)-before)
 
 		q.ShutDown()
 
 		assert.Equal(t, before, bubbleGoroutines(t))
+		t.Logf("   ShutDown returned; goroutines left over: %d", bubbleGoroutines(t)-before)
 	})
 }
 
@@ -238,12 +246,14 @@ func TestAddAfterNeverBlocks(t *testing.T) {
 		}
 
 		assert.Equal(t, 10_000, workqueue.WaitingLen(q))
+		t.Logf("10,000 AddAfter calls with no worker running all returned: %d items waiting", workqueue.WaitingLen(q))
 		requireInvariants(t, q)
 		time.Sleep(10 * time.Second)
 		synctest.Wait()
 		assert.Equal(t, 10_000, q.Len())
 		assert.Equal(t, 0, workqueue.WaitingLen(q))
 		first, _ := q.Get()
+		t.Logf("   10s later %d are ready; the first Get is %s, the shortest delay", q.Len()+1, first)
 		assert.Equal(t, "ns/item-9999", first, "the shortest delay comes out first")
 		q.ShutDown()
 	})

@@ -61,9 +61,8 @@
 // controller-runtime pkg/controller/priorityqueue/priorityqueue.go.
 //
 //   - ShutDownWithDrain waits for queued items as well as in-flight ones; upstream
-//     returns once nothing is in flight, even with keys still queued
-//     (kubernetes/kubernetes#141079 proposes the fix). Several concurrent drains
-//     all wake (upstream signals one).
+//     returns once nothing is in flight, even with keys still queued. Several
+//     concurrent drains all wake (upstream signals one).
 //   - Done for an item that is not being processed does nothing; upstream can queue
 //     the item twice.
 //   - AddAfter never blocks; upstream sends to the waiting loop over a channel of

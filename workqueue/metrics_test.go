@@ -147,13 +147,16 @@ func TestMetricsRefreshInFlightGaugesEveryHalfSecond(t *testing.T) {
 		synctest.Wait()
 		assert.Equal(t, 1.5, m.value("unfinished_work_seconds"))
 		assert.Equal(t, 1.5, m.value("longest_running_processor_seconds"))
+		t.Logf("one item in flight for 1.5s: unfinished_work_seconds=%v longest_running_processor_seconds=%v", m.value("unfinished_work_seconds"), m.value("longest_running_processor_seconds"))
 		_, _ = q.Get()
 		time.Sleep(500 * time.Millisecond)
 		synctest.Wait()
 		assert.Equal(t, 2.5, m.value("unfinished_work_seconds"))
 		assert.Equal(t, 2.0, m.value("longest_running_processor_seconds"))
+		t.Logf("   a second in flight, 0.5s later: unfinished_work_seconds=%v longest_running_processor_seconds=%v; refresh goroutines: %d", m.value("unfinished_work_seconds"), m.value("longest_running_processor_seconds"), bubbleGoroutines(t)-before)
 		assert.Equal(t, before+1, bubbleGoroutines(t))
 
+		t.Log("   ShutDown stops the refresh goroutine")
 		q.ShutDown()
 		synctest.Wait() // ShutDown signals the refresh goroutine; let it exit
 
@@ -204,6 +207,7 @@ func TestQueueWithoutMetricsAllocatesNothing(t *testing.T) {
 			})
 
 			assert.Zero(t, allocs)
+			t.Logf("%s: Add, Get, Done with no metrics provider: %v allocations per round", name, allocs)
 			q.ShutDown()
 		})
 	}

@@ -2,6 +2,7 @@ package workqueue_test
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -43,8 +44,12 @@ func TestPriorityQueueHandsOutHighestPriorityFirstThenOldestFirst(t *testing.T) 
 	item, priority, _ := q.GetWithPriority()
 	assert.Equal(t, "ns/urgent", item)
 	assert.Equal(t, 10, priority)
+	t.Log("added: ns/resync-1, ns/resync-2 at -100; ns/changed-1 at 0; ns/urgent at 10; ns/changed-2 at 0")
+	t.Logf("   first out: %s (priority %d)", item, priority)
 	q.Done(item)
-	assert.Equal(t, []string{"ns/changed-1", "ns/changed-2", "ns/resync-1", "ns/resync-2"}, drainReady(t, q))
+	rest := drainReady(t, q)
+	t.Logf("   then: %v: by priority, then oldest first", rest)
+	assert.Equal(t, []string{"ns/changed-1", "ns/changed-2", "ns/resync-1", "ns/resync-2"}, rest)
 	q.ShutDown()
 }
 
@@ -63,7 +68,10 @@ func TestPriorityQueueMergesAddsKeepingTheHigherPriority(t *testing.T) {
 	requireInvariants(t, q)
 
 	assert.Equal(t, 3, q.Len())
-	assert.Equal(t, []string{"ns/a", "ns/c", "ns/b"}, drainReady(t, q))
+	got := drainReady(t, q)
+	t.Log("added a@10, b@-100, c@10; then b again at 10 (raised) and a again at -500 (never lowered)")
+	t.Logf("   Len() was 3; the order out: %v", got)
+	assert.Equal(t, []string{"ns/a", "ns/c", "ns/b"}, got)
 	q.ShutDown()
 }
 
@@ -146,16 +154,19 @@ func TestPriorityQueueLocksItemsWhileProcessing(t *testing.T) {
 		second := getAsync[string](q)
 		synctest.Wait()
 		assert.Empty(t, second, "ns/a was handed to a second worker")
+		t.Logf("a worker holds ns/a; ns/a is added again at priority 100: a second worker waits, Len() is %d", q.Len())
 		assert.Equal(t, 0, q.Len(), "a parked item is not ready")
 		requireInvariants(t, q)
 		q.Add("ns/b")
 		assert.Equal(t, "ns/b", <-second)
+		t.Log("   ns/b is added: the second worker gets ns/b")
 
 		q.Done(a)
 
 		item, priority, _ := q.GetWithPriority()
 		assert.Equal(t, "ns/a", item)
 		assert.Equal(t, 100, priority)
+		t.Logf("   after Done, ns/a comes out at priority %d", priority)
 		requireInvariants(t, q)
 		q.ShutDown()
 	})
@@ -193,7 +204,7 @@ func TestPriorityQueueRateLimitedTakesTheShorterDelay(t *testing.T) {
 // TestPriorityQueueStarvesLowPriorityItemsUnderSteadyHighPriorityLoad pins the
 // documented risk: with no aging, a low-priority item waits as long as higher
 // priority items keep coming.
-// Diagram: step 8. client-go: controller-runtime priorityqueue (controller-runtime#3496).
+// Diagram: step 8. client-go: controller-runtime priorityqueue.
 func TestPriorityQueueStarvesLowPriorityItemsUnderSteadyHighPriorityLoad(t *testing.T) {
 	q := workqueue.NewPriorityQueue[int](nil)
 	q.AddWithOpts(workqueue.AddOpts{Priority: prio(-100)}, -1)
@@ -214,6 +225,7 @@ func TestPriorityQueueStarvesLowPriorityItemsUnderSteadyHighPriorityLoad(t *test
 	}
 
 	assert.Len(t, handedOut, 1002)
+	t.Logf("one item at -100, then 1,000 reconciles each adding new work at 0: the low-priority item came out at position %d of %d, after the load stopped", slices.Index(handedOut, -1)+1, len(handedOut))
 	assert.Equal(t, -1, handedOut[1001], "the low-priority item came out only after the load stopped")
 }
 

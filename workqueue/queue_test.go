@@ -64,9 +64,11 @@ func TestQueueCollapsesAddsOfAWaitingItem(t *testing.T) {
 	q.Add("ns/a")
 	requireInvariants(t, q)
 
+	t.Logf("Add ns/a, ns/b, ns/a, ns/a: Len() is %d", q.Len())
 	assert.Equal(t, 2, q.Len())
 	first, _ := q.Get()
 	second, _ := q.Get()
+	t.Logf("Get, Get: %s, then %s; ns/a kept the place of its first add, and nothing is left: Len() is %d", first, second, q.Len())
 	assert.Equal(t, []string{"ns/a", "ns/b"}, []string{first, second})
 	assert.Equal(t, 0, q.Len())
 	requireInvariants(t, q)
@@ -81,6 +83,7 @@ func TestQueueNeverHandsOneItemToTwoWorkers(t *testing.T) {
 		q := workqueue.New[string]()
 		q.Add("ns/a")
 		first, _ := q.Get()
+		t.Logf("worker 1 takes %s; the object changes and %s is added again", first, first)
 
 		q.Add("ns/a") // the object changed while the first worker reconciles it
 		second := getAsync(q)
@@ -88,6 +91,7 @@ func TestQueueNeverHandsOneItemToTwoWorkers(t *testing.T) {
 
 		require.Equal(t, "ns/a", first)
 		assert.Empty(t, second, "a second worker got ns/a while the first still processes it")
+		t.Logf("   worker 2 waits in Get: nothing handed out, Len() is %d", q.Len())
 		assert.Equal(t, 0, q.Len(), "an item added while processing is not counted until Done")
 		requireInvariants(t, q)
 
@@ -95,6 +99,7 @@ func TestQueueNeverHandsOneItemToTwoWorkers(t *testing.T) {
 		synctest.Wait()
 
 		assert.Equal(t, "ns/a", <-second)
+		t.Log("worker 1 calls Done: only now does worker 2 get ns/a")
 		requireInvariants(t, q)
 		q.ShutDown()
 	})
@@ -112,11 +117,13 @@ func TestQueueAddWhileProcessingRequeuesAfterDone(t *testing.T) {
 	q.Add("ns/a")
 	requireInvariants(t, q)
 	require.Equal(t, 1, q.Len())
+	t.Logf("a worker takes %s; %s is added again while it works: Len() is %d (ns/b only)", a, a, q.Len())
 	q.Done(a)
 	requireInvariants(t, q)
 
 	assert.Equal(t, 2, q.Len())
 	next, _ := q.Get()
+	t.Logf("   after Done, Len() is 2: the next Get gives %s, the re-added ns/a goes to the back", next)
 	assert.Equal(t, "ns/b", next, "the re-added key goes to the back")
 	last, _ := q.Get()
 	assert.Equal(t, "ns/a", last)
@@ -141,8 +148,7 @@ func TestQueueDoneWithoutAddForgetsTheItem(t *testing.T) {
 
 // TestQueueIgnoresDoneForAnItemNotBeingProcessed: a stray Done (twice, or for a key
 // still waiting) changes nothing; in particular it never queues a key twice.
-// Diagram: step 8. client-go: Typed.Done re-pushes a dirty item here
-// (kubernetes/kubernetes#141079 fixes it upstream).
+// Diagram: step 8. client-go: Typed.Done re-pushes a dirty item here.
 func TestQueueIgnoresDoneForAnItemNotBeingProcessed(t *testing.T) {
 	q := workqueue.New[string]()
 	q.Add("ns/a")
@@ -153,6 +159,7 @@ func TestQueueIgnoresDoneForAnItemNotBeingProcessed(t *testing.T) {
 
 	q.Done("ns/a") // still waiting, never handed out
 	q.Done("ns/never-added")
+	t.Logf("Done twice, Done for a waiting key and for a key never added: Len() is %d, ns/a queued once", q.Len())
 
 	assert.Equal(t, 1, q.Len())
 	requireInvariants(t, q)
@@ -160,7 +167,7 @@ func TestQueueIgnoresDoneForAnItemNotBeingProcessed(t *testing.T) {
 
 // TestQueueGetHandsOutWaitingItemsAfterShutDown: ShutDown stops new adds, but Get
 // still returns what was waiting before reporting shutdown.
-// Diagram: step 8. client-go: Typed.ShutDown (kubernetes/kubernetes#131200).
+// Diagram: step 8. client-go: Typed.ShutDown.
 func TestQueueGetHandsOutWaitingItemsAfterShutDown(t *testing.T) {
 	q := workqueue.New[string]()
 	q.Add("ns/a")
@@ -168,6 +175,7 @@ func TestQueueGetHandsOutWaitingItemsAfterShutDown(t *testing.T) {
 
 	q.ShutDown()
 	q.Add("ns/c")
+	t.Log("ns/a and ns/b wait; ShutDown; then ns/c is added")
 
 	assert.True(t, q.ShuttingDown())
 	a, shutdown := q.Get()
@@ -177,6 +185,7 @@ func TestQueueGetHandsOutWaitingItemsAfterShutDown(t *testing.T) {
 	assert.Equal(t, "ns/b", b)
 	assert.False(t, shutdown)
 	zero, shutdown := q.Get()
+	t.Logf("   Get hands out %s and %s, then reports shutdown=%v: ns/c was ignored", a, b, shutdown)
 	assert.Equal(t, "", zero)
 	assert.True(t, shutdown, "ns/c was added after ShutDown and must be ignored")
 	requireInvariants(t, q)
@@ -210,7 +219,7 @@ func TestQueueShutDownWakesBlockedGet(t *testing.T) {
 // TestShutDownWithDrainWaitsForQueuedAndInFlightItems: drain returns only once
 // nothing is waiting and nothing is being processed. Upstream returns as soon as
 // nothing is in flight, even with keys still queued.
-// Diagram: step 8. client-go: Typed.ShutDownWithDrain (kubernetes/kubernetes#141079).
+// Diagram: step 8. client-go: Typed.ShutDownWithDrain.
 func TestShutDownWithDrainWaitsForQueuedAndInFlightItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := workqueue.New[string]()
@@ -225,10 +234,12 @@ func TestShutDownWithDrainWaitsForQueuedAndInFlightItems(t *testing.T) {
 		}()
 		synctest.Wait()
 		requireOpen(t, drained, "ns/a in flight and ns/b queued")
+		t.Log("ns/a in flight, ns/b queued: ShutDownWithDrain waits")
 		q.Done(a)
 		synctest.Wait()
 
 		requireOpen(t, drained, "ns/b queued (upstream returns here)")
+		t.Log("   ns/a Done, ns/b still queued: it still waits (client-go's would return here)")
 		b, shutdown := q.Get()
 		require.False(t, shutdown)
 		require.Equal(t, "ns/b", b)
@@ -237,6 +248,7 @@ func TestShutDownWithDrainWaitsForQueuedAndInFlightItems(t *testing.T) {
 
 		q.Done(b)
 		<-drained
+		t.Log("   ns/b taken and Done: nothing queued, nothing in flight; ShutDownWithDrain returns")
 
 		_, shutdown = q.Get()
 		assert.True(t, shutdown)

@@ -34,8 +34,10 @@ func TestAddRateLimitedBacksOffUntilForget(t *testing.T) {
 
 		assert.Equal(t, []time.Duration{5 * ms, 10 * ms, 20 * ms}, waits)
 		assert.Equal(t, 4, q.NumRequeues("ns/a"))
+		t.Logf("four failures, each AddRateLimited: the key came back after %v; NumRequeues is %d", waits, q.NumRequeues("ns/a"))
 		key, _ := q.Get() // the fifth attempt succeeds
 		q.Forget(key)
+		t.Logf("the fifth attempt succeeds: Forget; NumRequeues is %d", q.NumRequeues("ns/a"))
 		assert.Equal(t, 0, q.NumRequeues("ns/a"))
 		q.Done(key)
 		q.Add(key) // the object changes later, and the next attempt fails
@@ -44,6 +46,7 @@ func TestAddRateLimitedBacksOffUntilForget(t *testing.T) {
 		q.Done(key)
 		failedAt = time.Now()
 		_, _ = q.Get()
+		t.Logf("a later failure waits %v again", time.Since(failedAt))
 		assert.Equal(t, 5*ms, time.Since(failedAt))
 		q.ShutDown()
 	})
@@ -64,8 +67,10 @@ func TestForgetDoesNotReplaceDone(t *testing.T) {
 		synctest.Wait()
 
 		assert.Empty(t, got, "without Done the key is still being processed")
+		t.Log("a worker takes ns/a and calls Forget but not Done; ns/a is added again: no other worker gets it")
 		q.Done(key)
 		assert.Equal(t, "ns/a", <-got)
+		t.Log("   after Done, another worker gets ns/a")
 		q.ShutDown()
 	})
 }

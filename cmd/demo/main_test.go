@@ -66,6 +66,13 @@ func TestStoryTranscriptMatchesGolden(t *testing.T) {
 		want, err := os.ReadFile(golden)
 		require.NoError(t, err)
 		assert.Equal(t, string(want), out.String())
+		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		t.Logf("the story's transcript, %d lines, is testdata/story.golden line for line; its chapters:", len(lines))
+		for _, line := range lines {
+			if strings.HasPrefix(line, "== ") {
+				t.Log("   " + line)
+			}
+		}
 	})
 }
 

@@ -20,9 +20,11 @@ type goTestCommand struct {
 	dir      string   // the directory a "cd DIR && go test" runs in, relative to the root ("" for the root)
 	text     string   // as found, for messages
 	packages []string // package arguments: ./x, ./x/..., ./...
+	args     []string // go test's arguments, as a shell would split them
 	run      *string  // the -run pattern, if given
 	bench    *string
 	fuzz     *string
+	verbose  bool // -v was given
 }
 
 // cdPrefix is a "cd DIR &&" right before a go test command.
@@ -53,7 +55,8 @@ func goTestCommands(markdown string) []goTestCommand {
 				text = text[:end]
 			}
 			cmd := goTestCommand{line: i + 1, dir: dir, text: "go test " + strings.TrimSpace(text)}
-			parseArgs(&cmd, shellWords(text))
+			cmd.args = shellWords(text)
+			parseArgs(&cmd, cmd.args)
 			if dir != "" {
 				cmd.text = "cd " + dir + " && " + cmd.text
 				if len(cmd.packages) == 0 {
@@ -122,6 +125,9 @@ func shellWords(s string) []string {
 func parseArgs(cmd *goTestCommand, words []string) {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
+		if w == "-v" || w == "-v=true" {
+			cmd.verbose = true
+		}
 		if w == "." || strings.HasPrefix(w, "./") {
 			cmd.packages = append(cmd.packages, w)
 			continue

@@ -10,7 +10,16 @@
 //     or fuzz target of the package it names, for every alternative of the
 //     pattern;
 //   - every relative link in README.md and docs/*.md leads to a file or
-//     directory that exists.
+//     directory that exists;
+//   - every block of quoted output (a fenced block marked "output" right
+//     after a test command with -run and -v) appears, line by line and in
+//     order, in what that command prints:
+//     TestDocsQuotedOutputAppearsInCommandOutput runs those commands, once
+//     each.
+//
+// TestDocsCommandsNarrate is a measurement, not a check: with
+// DOCSCHECK_NARRATION=1 it runs every test command of docs/*.md that has
+// -run and -v, and counts those that print more than go test's own lines.
 //
 // Each checker is also tested on small inputs, so that a checker that passes
 // everything cannot go unnoticed.

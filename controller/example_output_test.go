@@ -1,0 +1,28 @@
+package controller_test
+
+import (
+	"testing"
+
+	"github.com/informerlab/informerlab/internal/exampleoutput"
+)
+
+// TestOutputOfExampleController shows what ExampleController prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleController(t *testing.T) {
+	exampleoutput.Show(t, "ExampleController", ExampleController)
+}
+
+// TestOutputOfExampleBuilder shows what ExampleBuilder prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleBuilder(t *testing.T) {
+	exampleoutput.Show(t, "ExampleBuilder", ExampleBuilder)
+}
+
+// TestOutputOfExampleManager_GetClient shows what ExampleManager_GetClient prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleManager_GetClient(t *testing.T) {
+	exampleoutput.Show(t, "ExampleManager_GetClient", ExampleManager_GetClient)
+}

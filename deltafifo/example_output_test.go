@@ -1,0 +1,28 @@
+package deltafifo_test
+
+import (
+	"testing"
+
+	"github.com/informerlab/informerlab/internal/exampleoutput"
+)
+
+// TestOutputOfExampleDeltaFIFO shows what ExampleDeltaFIFO prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleDeltaFIFO(t *testing.T) {
+	exampleoutput.Show(t, "ExampleDeltaFIFO", ExampleDeltaFIFO)
+}
+
+// TestOutputOfExampleDeltaFIFO_Replace shows what ExampleDeltaFIFO_Replace prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleDeltaFIFO_Replace(t *testing.T) {
+	exampleoutput.Show(t, "ExampleDeltaFIFO_Replace", ExampleDeltaFIFO_Replace)
+}
+
+// TestOutputOfExampleRealFIFO shows what ExampleRealFIFO prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleRealFIFO(t *testing.T) {
+	exampleoutput.Show(t, "ExampleRealFIFO", ExampleRealFIFO)
+}

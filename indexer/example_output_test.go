@@ -1,0 +1,42 @@
+package indexer_test
+
+import (
+	"testing"
+
+	"github.com/informerlab/informerlab/internal/exampleoutput"
+)
+
+// TestOutputOfExampleIndexer shows what ExampleIndexer prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleIndexer(t *testing.T) {
+	exampleoutput.Show(t, "ExampleIndexer", ExampleIndexer)
+}
+
+// TestOutputOfExampleIndexer_indexFuncError shows what ExampleIndexer_indexFuncError prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleIndexer_indexFuncError(t *testing.T) {
+	exampleoutput.Show(t, "ExampleIndexer_indexFuncError", ExampleIndexer_indexFuncError)
+}
+
+// TestOutputOfExampleIndexer_AddIndexers shows what ExampleIndexer_AddIndexers prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleIndexer_AddIndexers(t *testing.T) {
+	exampleoutput.Show(t, "ExampleIndexer_AddIndexers", ExampleIndexer_AddIndexers)
+}
+
+// TestOutputOfExampleLister shows what ExampleLister prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleLister(t *testing.T) {
+	exampleoutput.Show(t, "ExampleLister", ExampleLister)
+}
+
+// TestOutputOfExampleMetaNamespaceKeyFunc shows what ExampleMetaNamespaceKeyFunc prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleMetaNamespaceKeyFunc(t *testing.T) {
+	exampleoutput.Show(t, "ExampleMetaNamespaceKeyFunc", ExampleMetaNamespaceKeyFunc)
+}

@@ -2,11 +2,7 @@ package reflector_test
 
 import (
 	"encoding/pem"
-	"errors"
-	"io"
-	"net"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,115 +11,23 @@ import (
 
 	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/internal/freezeproxy"
 	"github.com/informerlab/informerlab/reflector"
 )
-
-// freezingProxy forwards TCP connections to a backend until Freeze is called;
-// from then on the connections it already carries pass no more bytes either
-// way, but stay open, as when a NAT or a load balancer silently forgets a flow
-// or a proxy gets stuck. Connections made after the freeze work normally.
-type freezingProxy struct {
-	ln      net.Listener
-	backend string
-
-	mu     sync.Mutex // guards frozen and conns
-	frozen chan struct{}
-	conns  []net.Conn
-	closed bool
-}
-
-func newFreezingProxy(t *testing.T, backend string) *freezingProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &freezingProxy{ln: ln, backend: backend, frozen: make(chan struct{})}
-	go p.accept()
-	t.Cleanup(p.close)
-	return p
-}
-
-func (p *freezingProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *freezingProxy) accept() {
-	for {
-		in, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		out, err := net.Dial("tcp", p.backend)
-		if err != nil {
-			in.Close()
-			continue
-		}
-		p.mu.Lock()
-		if p.closed {
-			p.mu.Unlock()
-			in.Close()
-			out.Close()
-			return
-		}
-		p.conns = append(p.conns, in, out)
-		frozen := p.frozen
-		p.mu.Unlock()
-		go pipe(in, out, frozen)
-		go pipe(out, in, frozen)
-	}
-}
-
-// pipe copies src to dst until either fails, or until frozen is closed; then it
-// holds the bytes it read and forwards nothing more.
-func pipe(dst, src net.Conn, frozen <-chan struct{}) {
-	buf := make([]byte, 32*1024)
-	for {
-		n, err := src.Read(buf)
-		select {
-		case <-frozen:
-			return // the connections stay open; nothing is forwarded or closed
-		default:
-		}
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				_ = dst.(*net.TCPConn).CloseWrite()
-			}
-			return
-		}
-	}
-}
-
-// Freeze stops every connection open now; new ones are not affected.
-func (p *freezingProxy) Freeze() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	close(p.frozen)
-	p.frozen = make(chan struct{})
-}
-
-func (p *freezingProxy) close() {
-	p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.closed = true
-	for _, c := range p.conns {
-		c.Close()
-	}
-}
 
 // overHTTP2Via serves srv over TLS with HTTP/2, as every real API server is,
 // behind a freezing proxy, and returns a client that reaches it through the
 // proxy with the given health check.
-func overHTTP2Via(t *testing.T, srv *fakeapi.Server, hc client.HealthCheck) (*client.Client, *freezingProxy) {
+func overHTTP2Via(t *testing.T, srv *fakeapi.Server, hc client.HealthCheck) (*client.Client, *freezeproxy.Proxy) {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.EnableHTTP2 = true
 	ts.StartTLS()
 	t.Cleanup(ts.Close)
-	proxy := newFreezingProxy(t, ts.Listener.Addr().String())
-	cfg, err := client.ConfigFromURL("https://" + proxy.addr())
+	proxy, err := freezeproxy.Start(ts.Listener.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(proxy.Close)
+	cfg, err := client.ConfigFromURL("https://" + proxy.Addr())
 	require.NoError(t, err)
 	cfg.TLS.CAData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
 	cfg.Logger = discard()

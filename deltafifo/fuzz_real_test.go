@@ -185,7 +185,12 @@ func FuzzRealFIFOModel(f *testing.F) {
 	f.Add([]byte{0, 4, 0x0f, 7, 0, 5, 0, 0, 0, 4, 0x02, 7, 1, 7, 0, 7, 0, 7, 0})    // tombstones, failing batch consumer
 	f.Add([]byte{1, 4, 0x93, 4, 0x00, 0, 0x80, 7, 0, 6, 1, 7, 0})                   // poisoned lists and objects, empty atomic list
 	f.Add([]byte{0, 4, 0x1f, 0, 0, 1, 1, 7, 0, 7, 0, 7, 0, 7, 0})                   // initial list longer than a batch, with a duplicate
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(runRealFIFOModel)
+}
+
+// runRealFIFOModel is one FuzzRealFIFOModel run.
+func runRealFIFOModel(t *testing.T, data []byte) {
+	{
 		if len(data) == 0 {
 			return
 		}
@@ -330,5 +335,5 @@ func FuzzRealFIFOModel(f *testing.F) {
 		q.Close()
 		require.ErrorIs(t, q.PopBatch(func([]deltafifo.Delta, bool) error { return nil },
 			func(deltafifo.Deltas, bool) error { return nil }), deltafifo.ErrFIFOClosed)
-	})
+	}
 }

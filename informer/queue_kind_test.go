@@ -53,19 +53,24 @@ func relistAfterDisconnection(t *testing.T, kind informer.QueueKind) []string {
 	return rec.take()
 }
 
-// TestDeltaFIFOAndRealFIFODeliverARelistInDifferentOrders runs the same
-// disconnection on both queues. Both end with the same cache and the same
-// handler view; the order differs. The DeltaFIFO queues the listed objects
-// first (in list order) and the tombstones for vanished objects after them;
-// the RealFIFO queues the tombstones first, then the listed objects.
+// TestQueueKindsDeliverARelistInDifferentOrders runs the same disconnection
+// on the three queues. All end with the same cache and the same handler
+// view; the order differs. The DeltaFIFO queues the listed objects first (in
+// list order) and the tombstones for vanished objects after them; the
+// RealFIFO queues the tombstones first, then the listed objects; the atomic
+// RealFIFO queues one ReplacedAll, and the informer, comparing it with its
+// cache, tells of the deletions first and then of the list in list order:
+// the same order as the RealFIFO, but only after the whole cache has been
+// replaced (TestReplacedAllReplacesTheWholeCacheBeforeAnyHandlerIsTold).
 // (Resource versions: a=1, b=2, c=3 at the start; the silent writes take
 // 4, 5 and 6.)
 //
-// Diagram: steps 2-6. client-go: DeltaFIFO.Replace vs RealFIFO.Replace (non-atomic).
-func TestDeltaFIFOAndRealFIFODeliverARelistInDifferentOrders(t *testing.T) {
-	var deltaFIFO, realFIFO []string
+// Diagram: steps 2-6. client-go: DeltaFIFO.Replace vs RealFIFO.Replace (non-atomic and atomic).
+func TestQueueKindsDeliverARelistInDifferentOrders(t *testing.T) {
+	var deltaFIFO, realFIFO, atomicFIFO []string
 	synctest.Test(t, func(t *testing.T) { deltaFIFO = relistAfterDisconnection(t, informer.QueueDeltaFIFO) })
 	synctest.Test(t, func(t *testing.T) { realFIFO = relistAfterDisconnection(t, informer.QueueRealFIFO) })
+	synctest.Test(t, func(t *testing.T) { atomicFIFO = relistAfterDisconnection(t, informer.QueueAtomicFIFO) })
 
 	assert.Equal(t, []string{
 		"update ns/a@2->2",
@@ -79,4 +84,5 @@ func TestDeltaFIFOAndRealFIFODeliverARelistInDifferentOrders(t *testing.T) {
 		"update ns/c@4->6",
 		"add ns/d@7",
 	}, realFIFO)
+	assert.Equal(t, realFIFO, atomicFIFO)
 }

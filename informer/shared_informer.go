@@ -165,7 +165,7 @@ func NewSharedIndexInformer(lw reflector.ListerWatcher, exampleObject runtime.Ob
 	switch {
 	case lw == nil:
 		s.initErr = errors.New("informer: NewSharedIndexInformer needs a ListerWatcher")
-	case o.queue != QueueDeltaFIFO && o.queue != QueueRealFIFO:
+	case o.queue != QueueDeltaFIFO && o.queue != QueueRealFIFO && o.queue != QueueAtomicFIFO:
 		s.initErr = errorf("unknown queue kind %v", o.queue)
 	}
 	return s
@@ -215,9 +215,20 @@ func (s *sharedIndexInformer) newControllerLocked() *controller {
 		Logger:       s.logger,
 	}
 	var q deltafifo.Queue
-	if s.opts.queue == QueueRealFIFO {
-		q = deltafifo.NewRealFIFO(qopts)
-	} else {
+	var batch deltafifo.QueueWithBatch
+	switch s.opts.queue {
+	case QueueRealFIFO:
+		f := deltafifo.NewRealFIFO(qopts)
+		q, batch = f, f
+	case QueueAtomicFIFO:
+		// The consumer compares lists with the cache itself, so the queue
+		// gets no KnownObjects, and may unlock while handlers are told.
+		qopts.KnownObjects = nil
+		qopts.AtomicEvents = true
+		qopts.UnlockWhileProcessing = true
+		f := deltafifo.NewRealFIFO(qopts)
+		q, batch = f, f
+	default:
 		q = deltafifo.New(qopts)
 	}
 
@@ -233,11 +244,13 @@ func (s *sharedIndexInformer) newControllerLocked() *controller {
 	s.reflector = reflector.New(s.lw, s.exampleObject, store, ropts)
 
 	return &controller{
-		queue:     q,
-		reflector: s.reflector,
-		process:   s.handleDeltas,
-		onSynced:  onSynced,
-		logger:    s.logger,
+		queue:        q,
+		batchQueue:   batch,
+		reflector:    s.reflector,
+		process:      s.handleDeltas,
+		processBatch: s.handleBatch,
+		onSynced:     onSynced,
+		logger:       s.logger,
 	}
 }
 
@@ -259,6 +272,15 @@ func (s *sharedIndexInformer) handleDeltas(deltas deltafifo.Deltas, isInInitialL
 	defer s.blockDeltas.Unlock()
 	trace := tracer{s.logger}
 	return processDeltas(distributor{s.processor, trace}, s.indexer, deltas, isInInitialList, trace)
+}
+
+// handleBatch is the batch process function: steps 4-6 for a batch of
+// deltas to distinct objects, popped from an in-order queue.
+func (s *sharedIndexInformer) handleBatch(deltas []deltafifo.Delta, isInInitialList bool) error {
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	trace := tracer{s.logger}
+	return processBatch(distributor{s.processor, trace}, s.indexer, deltas, isInInitialList, trace)
 }
 
 // distributor is the informer seen as the one handler processDeltas calls:

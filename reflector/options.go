@@ -81,6 +81,14 @@ type Options struct {
 	// behaviour).
 	IdleTimeout time.Duration
 
+	// MaxInternalErrorRetryDuration: a watch that ends with a 500 Internal
+	// Error is re-opened at once, from the last resourceVersion and without a
+	// relist, as long as the current streak of 500s (each less than a minute
+	// after the previous one) started no longer ago than this. After that, or
+	// when it is zero (the default), a 500 is handled like any other error:
+	// back off and relist. The streak is forgotten at every relist.
+	MaxInternalErrorRetryDuration time.Duration
+
 	// UseWatchList makes the Reflector get its initial state from a streaming
 	// list (a watch with sendInitialEvents=true, ended by a bookmark annotated
 	// k8s.io/initial-events-end) instead of a List; if the server cannot do

@@ -162,7 +162,7 @@ func (r *Reflector) Run(ctx context.Context) {
 //
 // client-go: tools/cache.Reflector.ListAndWatchWithContext.
 func (r *Reflector) ListAndWatch(ctx context.Context) error {
-	c := &cycle{}
+	c := &cycle{internalErrors: retryWithDeadline{maxDuration: r.opts.MaxInternalErrorRetryDuration}}
 	defer c.close(r)
 	if ctx.Err() != nil {
 		r.enter(stateStopped, "context cancelled")

@@ -90,8 +90,11 @@
 //     client-go calls OnDelete again, here handlers hear of it once.
 //   - The informer syncs only after the last initial item has been
 //     processed (client-go's DeltaFIFO channel closes a moment earlier).
-//   - No cache mutation detector, no ShutDownEventHandler, no informer
-//     metrics.
+//   - No ShutDownEventHandler, no informer metrics.
+//   - The cache mutation detector ([WithCacheMutationDetector], or the
+//     KUBE_CACHE_MUTATION_DETECTOR environment variable) reports each
+//     mutated object once, with its key and a unified diff, to a function
+//     of your choice; only without one does it panic as client-go's does.
 //   - The three queues are chosen per informer ([WithQueue]), not by
 //     process-wide feature gates; batch processing is always on for the
 //     in-order queues (client-go's InOrderInformersBatchProcess gate), and the

@@ -55,9 +55,11 @@ func (k QueueKind) String() string {
 type Option func(*options)
 
 type options struct {
-	queue     QueueKind
-	logger    *slog.Logger
-	reflector reflector.Options
+	queue            QueueKind
+	logger           *slog.Logger
+	reflector        reflector.Options
+	mutationDetector bool
+	mutationReport   func(CacheMutation)
 }
 
 // WithQueue chooses the queue; the default is [QueueDeltaFIFO].

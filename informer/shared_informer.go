@@ -96,6 +96,7 @@ type sharedIndexInformer struct {
 	exampleObject runtime.Object
 	indexer       indexer.Indexer
 	processor     *sharedProcessor
+	detector      *cacheMutationDetector // nil unless the mutation detector is on
 	opts          options
 	logger        *slog.Logger
 	initErr       error // bad construction arguments, reported by Run and AddEventHandler
@@ -162,6 +163,9 @@ func NewSharedIndexInformer(lw reflector.ListerWatcher, exampleObject runtime.Ob
 		resyncCheckPeriod:               defaultResync,
 		synced:                          make(chan struct{}),
 	}
+	if o.mutationDetector || mutationDetectorFromEnv() {
+		s.detector = newCacheMutationDetector(o.mutationReport, o.logger)
+	}
 	switch {
 	case lw == nil:
 		s.initErr = errors.New("informer: NewSharedIndexInformer needs a ListerWatcher")
@@ -196,6 +200,7 @@ func (s *sharedIndexInformer) Run(ctx context.Context) {
 	processorCtx, stopProcessor := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { s.processor.run(processorCtx) })
+	wg.Go(func() { s.detector.run(processorCtx) })
 
 	c.run(ctx)
 
@@ -271,7 +276,7 @@ func (s *sharedIndexInformer) handleDeltas(deltas deltafifo.Deltas, isInInitialL
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
 	trace := tracer{s.logger}
-	return processDeltas(distributor{s.processor, trace}, s.indexer, deltas, isInInitialList, trace)
+	return processDeltas(distributor{s.processor, s.detector, trace}, s.indexer, deltas, isInInitialList, trace)
 }
 
 // handleBatch is the batch process function: steps 4-6 for a batch of
@@ -280,17 +285,19 @@ func (s *sharedIndexInformer) handleBatch(deltas []deltafifo.Delta, isInInitialL
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
 	trace := tracer{s.logger}
-	return processBatch(distributor{s.processor, trace}, s.indexer, deltas, isInInitialList, trace)
+	return processBatch(distributor{s.processor, s.detector, trace}, s.indexer, deltas, isInInitialList, trace)
 }
 
 // distributor is the informer seen as the one handler processDeltas calls:
 // it fans each call out to the registered handlers.
 type distributor struct {
-	p     *sharedProcessor
-	trace tracer
+	p        *sharedProcessor
+	detector *cacheMutationDetector // nil: off
+	trace    tracer
 }
 
 func (d distributor) OnAdd(obj any, isInInitialList bool) {
+	d.detector.add(obj)
 	d.traceDispatch("add", obj, false)
 	d.p.distribute(notification{kind: addNotification, newObj: obj, isInInitialList: isInInitialList}, false)
 }
@@ -300,6 +307,7 @@ func (d distributor) OnAdd(obj any, isInInitialList bool) {
 // handlers currently flagged as due a resync.
 func (d distributor) OnUpdate(oldObj, newObj any) {
 	isSync := sameResourceVersion(oldObj, newObj)
+	d.detector.add(newObj)
 	d.traceDispatch("update", newObj, isSync)
 	d.p.distribute(notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}, isSync)
 }

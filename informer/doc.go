@@ -90,7 +90,11 @@
 //     client-go calls OnDelete again, here handlers hear of it once.
 //   - The informer syncs only after the last initial item has been
 //     processed (client-go's DeltaFIFO channel closes a moment earlier).
-//   - No ShutDownEventHandler, no informer metrics.
+//   - No ShutDownEventHandler. Metrics ([WithMetricsProvider]) are per
+//     informer, not set process-wide, and count what an operator graphs:
+//     per-handler events, backlog and panics; list and watch requests,
+//     relists, watch restarts and the last resourceVersion. No queue depth,
+//     processing latency or store resourceVersion.
 //   - The cache mutation detector ([WithCacheMutationDetector], or the
 //     KUBE_CACHE_MUTATION_DETECTOR environment variable) reports each
 //     mutated object once, with its key and a unified diff, to a function
@@ -101,10 +105,10 @@
 //     atomic queue always unlocks while processing (UnlockWhileProcessingFIFO).
 //   - A ReplacedAll that lists one key twice is an add and then an update
 //     (client-go reports two adds); deletions are told in key order.
-//   - The queue, the logger and the Reflector's options are chosen with
-//     functional options ([WithQueue], [WithLogger],
-//     [WithReflectorOptions]) instead of an options struct and constructor
-//     variants.
+//   - The queue, the logger, the name, the metrics and the Reflector's
+//     options are chosen with functional options ([WithQueue], [WithLogger],
+//     [WithName], [WithMetricsProvider], [WithReflectorOptions]) instead of an
+//     options struct and constructor variants.
 //
 // client-go files: tools/cache/controller.go, shared_informer.go,
 // synctrack/synctrack.go, informers/factory.go, listers.go.

@@ -60,6 +60,8 @@ type options struct {
 	reflector        reflector.Options
 	mutationDetector bool
 	mutationReport   func(CacheMutation)
+	metrics          MetricsProvider
+	name             string
 }
 
 // WithQueue chooses the queue; the default is [QueueDeltaFIFO].

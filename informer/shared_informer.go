@@ -98,6 +98,7 @@ type sharedIndexInformer struct {
 	processor     *sharedProcessor
 	detector      *cacheMutationDetector // nil unless the mutation detector is on
 	opts          options
+	name          string // see WithName
 	logger        *slog.Logger
 	initErr       error // bad construction arguments, reported by Run and AddEventHandler
 
@@ -158,6 +159,7 @@ func NewSharedIndexInformer(lw reflector.ListerWatcher, exampleObject runtime.Ob
 		indexer:                         indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, indexers),
 		processor:                       newSharedProcessor(o.logger),
 		opts:                            o,
+		name:                            informerName(o, exampleObject),
 		logger:                          o.logger,
 		defaultEventHandlerResyncPeriod: defaultResync,
 		resyncCheckPeriod:               defaultResync,
@@ -238,6 +240,12 @@ func (s *sharedIndexInformer) newControllerLocked() *controller {
 	}
 
 	ropts := s.opts.reflector
+	if ropts.Name == "" {
+		ropts.Name = s.name
+	}
+	if s.opts.metrics != nil {
+		ropts.MetricsProvider = s.opts.metrics
+	}
 	ropts.ResyncPeriod = s.resyncCheckPeriod
 	ropts.ShouldResync = s.processor.shouldResync
 	ropts.Logger = s.logger

@@ -91,6 +91,8 @@
 //     or returns.
 //   - Run returns promptly once its context is cancelled, with no goroutine
 //     left running. LastSyncResourceVersion is safe to call concurrently.
+//   - With Options.MetricsProvider, every list and watch request, relist and
+//     watch restart is counted, and the last resourceVersion recorded.
 //
 // # Differences from client-go
 //

@@ -95,6 +95,11 @@ type Options struct {
 	// that, the Reflector falls back to a List.
 	UseWatchList bool
 
+	// MetricsProvider, if set, makes the Reflector record list and watch
+	// requests, relists, watch restarts and its last resourceVersion (see
+	// [MetricsProvider]), under its Name. Nil records nothing.
+	MetricsProvider MetricsProvider
+
 	// Logger receives the Reflector's log lines. Default: slog.Default().
 	Logger *slog.Logger
 }

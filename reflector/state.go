@@ -112,6 +112,9 @@ func (r *Reflector) enter(to state, cause string) {
 	}
 	observe := r.observe
 	r.mu.Unlock()
+	if to == stateWatching && (from == stateWatching || from == stateRewatchBackoff) {
+		r.metrics.watchRestart()
+	}
 
 	r.logger.Debug("reflector: state", slog.String("from", from.String()),
 		slog.String("to", to.String()), slog.String("cause", cause))

@@ -33,6 +33,7 @@ func (r *Reflector) watch(ctx context.Context, c *cycle) transition {
 			AllowWatchBookmarks: true,
 		}
 		var err error
+		r.metrics.watch()
 		w, err = r.lw.Watch(ctx, opts)
 		if w != nil && (err != nil || ctx.Err() != nil) {
 			w.Stop() // a watch returned alongside an error is never used

@@ -38,26 +38,31 @@ var (
 	}
 )
 
-// TestSameEventsClassicVersusRealFIFO feeds both designs the identical
-// producer calls and pins the different streams their consumers see: the
-// DeltaFIFO delivers one batch per key, coalesced, with the duplicate delete
-// collapsed and the unknown delete dropped; the RealFIFO delivers every call
-// as its own delta, in arrival order, with the relist's deletions ahead of
-// its Replaced deltas.
-// Diagram: steps 2 and 3. client-go: DeltaFIFO vs RealFIFO (InOrderInformers)
-func TestSameEventsClassicVersusRealFIFO(t *testing.T) {
-	classicStore, realStore := newKnownStore(), newKnownStore()
+// TestSameEventsClassicRealAndAtomicFIFO feeds the three designs the
+// identical producer calls and pins the different streams their consumers
+// see: the DeltaFIFO delivers one batch per key, coalesced, with the
+// duplicate delete collapsed and the unknown delete dropped; the RealFIFO
+// delivers every call as its own delta, in arrival order, with the relist's
+// deletions ahead of its Replaced deltas; the atomic RealFIFO delivers the
+// watch events as the RealFIFO does, and each list as one ReplacedAll, with
+// no tombstones at all: its consumer compares the list with its store.
+// Diagram: steps 2 and 3. client-go: DeltaFIFO vs RealFIFO (InOrderInformers) vs RealFIFO (AtomicFIFO)
+func TestSameEventsClassicRealAndAtomicFIFO(t *testing.T) {
+	classicStore, realStore, atomicStore := newKnownStore(), newKnownStore(), newKnownStore()
 	classic := deltafifo.New(deltafifo.Options{KnownObjects: classicStore})
 	real := deltafifo.NewRealFIFO(deltafifo.Options{KnownObjects: realStore})
+	atomic := newAtomic()
 
-	t.Log("1. Both queues get the initial list [a@1 b@1], then Update a@2, Add c@3, Delete b@4 twice, Update a@5, Delete d@6 (never seen)")
-	feed(t, classic, initialListAndWatch)
-	feed(t, real, initialListAndWatch)
-	classic1, real1 := popAll(t, classic, classicStore), popAll(t, real, realStore)
+	t.Log("1. The three queues get the initial list [a@1 b@1], then Update a@2, Add c@3, Delete b@4 twice, Update a@5, Delete d@6 (never seen)")
+	for _, q := range []deltafifo.Queue{classic, real, atomic} {
+		feed(t, q, initialListAndWatch)
+	}
+	classic1, real1, atomic1 := popAll(t, classic, classicStore), popAll(t, real, realStore), popAll(t, atomic, atomicStore)
 	t.Log("2. Add e@8; the watch breaks; while it is down e and c are deleted and a updated; the relist lists only a@9")
-	feed(t, classic, relistAfterDisconnect)
-	feed(t, real, relistAfterDisconnect)
-	classic2, real2 := popAll(t, classic, classicStore), popAll(t, real, realStore)
+	for _, q := range []deltafifo.Queue{classic, real, atomic} {
+		feed(t, q, relistAfterDisconnect)
+	}
+	classic2, real2, atomic2 := popAll(t, classic, classicStore), popAll(t, real, realStore), popAll(t, atomic, atomicStore)
 
 	assert.Equal(t, []popped{
 		{Deltas: []string{"Replaced a@1", "Updated a@2", "Updated a@5"}, Initial: true},
@@ -85,7 +90,21 @@ func TestSameEventsClassicVersusRealFIFO(t *testing.T) {
 		{Deltas: []string{"Deleted tombstone default/c (c@3)"}},
 		{Deltas: []string{"Replaced a@9"}},
 	}, real2)
+	assert.Equal(t, []popped{
+		{Deltas: []string{"ReplacedAll @1 [a@1 b@1]"}, Initial: true},
+		{Deltas: []string{"Updated a@2"}},
+		{Deltas: []string{"Added c@3"}},
+		{Deltas: []string{"Deleted b@4"}},
+		{Deltas: []string{"Deleted b@4"}},
+		{Deltas: []string{"Updated a@5"}},
+		{Deltas: []string{"Deleted d@6"}},
+	}, atomic1)
+	assert.Equal(t, []popped{
+		{Deltas: []string{"Added e@8"}},
+		{Deltas: []string{"ReplacedAll @9 [a@9]"}},
+	}, atomic2)
 	require.Equal(t, []string{"default/a"}, classicStore.ListKeys())
-	require.Equal(t, classicStore.ListKeys(), realStore.ListKeys(), "both consumers end with the same store")
-	t.Logf("3. Both consumers end with the same store: %v", classicStore.ListKeys())
+	require.Equal(t, classicStore.ListKeys(), realStore.ListKeys(), "every consumer ends with the same store")
+	require.Equal(t, classicStore.ListKeys(), atomicStore.ListKeys(), "every consumer ends with the same store")
+	t.Logf("3. The three consumers end with the same store: %v", classicStore.ListKeys())
 }

@@ -26,6 +26,16 @@ const (
 	Replaced DeltaType = "Replaced"
 	// Sync: a periodic resync re-delivers an object the consumer already has.
 	Sync DeltaType = "Sync"
+
+	// ReplacedAll: a (re)list, as one delta. Only an atomic [RealFIFO] emits
+	// it; its Object is a [ReplacedAllInfo] holding the whole list. The
+	// consumer replaces its store with the list in one step and works out
+	// the additions, updates and deletions itself.
+	ReplacedAll DeltaType = "ReplacedAll"
+	// SyncAll: a periodic resync, as one delta. Only an atomic [RealFIFO]
+	// emits it; its Object is a [SyncAllInfo]. The consumer re-delivers
+	// everything its store holds.
+	SyncAll DeltaType = "SyncAll"
 )
 
 // Delta is one change to one object. For a Deleted delta, Object is the last

@@ -48,7 +48,12 @@ type DeltaFIFO struct {
 
 // New returns an empty DeltaFIFO. It emits Replaced deltas for a relist
 // (client-go's EmitDeltaTypeReplaced is always on here). It starts no goroutine.
+// It panics if opts sets AtomicEvents or UnlockWhileProcessing, which are
+// RealFIFO modes: asking a DeltaFIFO for them is a programming error.
 func New(opts Options) *DeltaFIFO {
+	if opts.AtomicEvents || opts.UnlockWhileProcessing {
+		panic("deltafifo: New: AtomicEvents and UnlockWhileProcessing are RealFIFO modes; use NewRealFIFO")
+	}
 	opts = opts.withDefaults()
 	f := &DeltaFIFO{
 		keyFunc:      opts.KeyFunction,

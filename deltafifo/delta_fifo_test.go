@@ -167,7 +167,7 @@ func markTransformed(o any) any {
 // Diagram: step 2. client-go: DeltaFIFO.queueActionInternalLocked
 func TestTransformerErrorAbortsTheEnqueue(t *testing.T) {
 	boom := errors.New("boom")
-	for _, q := range queues {
+	for _, q := range everyQueue {
 		t.Run(q.name, func(t *testing.T) {
 			f := q.new(deltafifo.Options{Transformer: func(any) (any, error) { return nil, boom }})
 
@@ -187,7 +187,7 @@ func TestTransformerErrorAbortsTheEnqueue(t *testing.T) {
 // never a panic, and nothing is queued.
 // Diagram: step 2. client-go: DeltaFIFO.KeyOf
 func TestObjectWithoutMetadataIsAKeyError(t *testing.T) {
-	for _, q := range queues {
+	for _, q := range everyQueue {
 		t.Run(q.name, func(t *testing.T) {
 			f := q.new(deltafifo.Options{})
 

@@ -39,9 +39,26 @@
 // [RealFIFO] is the design client-go's informers use today: one line of
 // deltas instead of keys, every delta delivered on its own and in arrival
 // order. It was introduced in client-go 1.33 as the beta feature
-// InOrderInformers, which became GA and locked on in 1.36. Both types
-// implement [Queue]; the difference shows best with the same events fed to
-// both (TestSameEventsClassicVersusRealFIFO, docs/deltafifo.md).
+// InOrderInformers, which became GA and locked on in 1.36. It has two
+// modes:
+//
+//   - the default, per-object mode: a relist becomes tombstones for what
+//     vanished, then one Replaced delta per listed object; a resync one Sync
+//     delta per known object;
+//   - atomic mode (Options.AtomicEvents; client-go's AtomicFIFO feature,
+//     beta and on by default since 1.36): a relist is one [ReplacedAll]
+//     delta holding the whole list, a resync one [SyncAll] delta. The
+//     consumer compares the list with its own store, replaces the store in
+//     one step and only then tells its handlers, so no handler ever reads a
+//     store that mixes two lists; and since the queue never reads the
+//     consumer's store, it may release its lock while the consumer works
+//     (Options.UnlockWhileProcessing).
+//
+// In either mode [RealFIFO.PopBatch] hands out a run of up to
+// [DefaultBatchSize] deltas for distinct objects at once, for the consumer
+// to apply under one store lock. Both types implement [Queue]; the
+// difference shows best with the same events fed to all three designs
+// (TestSameEventsClassicRealAndAtomicFIFO, docs/deltafifo.md).
 //
 // # Guarantees
 //
@@ -52,7 +69,12 @@
 //     deltas in the order they arrived.
 //   - Pop's process function runs with the lock held: it must be quick and
 //     must not call back into the queue, except HasSynced, which never takes
-//     the lock.
+//     the lock. The one exception is an atomic RealFIFO with
+//     UnlockWhileProcessing, which lets the lock go while fewer than two
+//     full batches wait.
+//   - PopBatch hands out each object at most once per batch, never batches a
+//     ReplacedAll or SyncAll, and never lets a batch straddle the end of the
+//     initial list.
 //   - [DeltaFIFO.Close] wakes a blocked Pop. Pop first hands out whatever is
 //     still queued, then returns [ErrFIFOClosed].
 //   - Replace and Resync are atomic: a Pop never sees half of either.
@@ -80,9 +102,14 @@
 //     option (Sync for a relist when false) exists only for old callers;
 //     every informer sets it, so it is not an option here.
 //   - One constructor per type, [New] and [NewRealFIFO], sharing [Options].
-//     [NewRealFIFO] accepts a nil KnownObjects instead of panicking.
-//   - Only the non-atomic RealFIFO is implemented: no ReplacedAll, SyncAll or
-//     Bookmark deltas, no unlock-while-processing, no PopBatch.
+//     In per-object mode [NewRealFIFO] accepts a nil KnownObjects instead of
+//     panicking; it panics, as client-go does, on AtomicEvents with
+//     KnownObjects and on UnlockWhileProcessing without AtomicEvents.
+//   - An atomic Replace keys and transforms every object before queueing
+//     the ReplacedAll, so a bad object fails the relist at once instead of
+//     failing the consumer's store replace later.
+//   - No Bookmark delta (client-go's EmitDeltaTypeBookmark, which lets an
+//     atomic consumer record the store's resourceVersion on bookmarks).
 //   - The pre-1.33 extras (AddIfNotPresent, ErrRequeue, List, Get) are not
 //     here: the queue only carries events.
 //   - Pop with a nil process function returns an error instead of panicking.

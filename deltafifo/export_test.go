@@ -31,3 +31,28 @@ func IsLocked(q Queue) bool {
 	}
 	panic("deltafifo: IsLocked: unknown queue type")
 }
+
+// QueueLen is how many deltas (RealFIFO) or keys (DeltaFIFO) Pop would hand
+// out before the queue is empty; unlike ListKeys it counts a queued
+// ReplacedAll or SyncAll.
+func QueueLen(q Queue) int {
+	switch q := q.(type) {
+	case *DeltaFIFO:
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return len(q.queue)
+	case *RealFIFO:
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return len(q.items)
+	}
+	panic("deltafifo: QueueLen: unknown queue type")
+}
+
+// SetBatchSize lowers a RealFIFO's batch size, so tests can reach the limit
+// with a handful of objects.
+func SetBatchSize(f *RealFIFO, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.batchSize = n
+}

@@ -24,7 +24,8 @@ func obj(name, rv string) *metav1.PartialObjectMetadata {
 }
 
 // show renders one delta for assertions: "Added a@1",
-// "Deleted tombstone default/b (b@1)", "Deleted tombstone default/b (nil)".
+// "Deleted tombstone default/b (b@1)", "Deleted tombstone default/b (nil)",
+// "ReplacedAll @9 [a@9 c@9]", "SyncAll".
 func show(d deltafifo.Delta) string {
 	return string(d.Type) + " " + showObj(d.Object)
 }
@@ -35,6 +36,14 @@ func showObj(o any) string {
 		return "nil"
 	case deltafifo.DeletedFinalStateUnknown:
 		return "tombstone " + o.Key + " (" + showObj(o.Obj) + ")"
+	case deltafifo.ReplacedAllInfo:
+		objs := make([]string, len(o.Objects))
+		for i, obj := range o.Objects {
+			objs[i] = showObj(obj)
+		}
+		return "@" + o.ResourceVersion + " [" + strings.Join(objs, " ") + "]"
+	case deltafifo.SyncAllInfo:
+		return "(the whole store)"
 	case *metav1.PartialObjectMetadata:
 		s := o.Name + "@" + o.ResourceVersion
 		if n := o.Annotations["transformed"]; n != "" {
@@ -45,7 +54,7 @@ func showObj(o any) string {
 	return fmt.Sprintf("%T", o)
 }
 
-func showAll(ds deltafifo.Deltas) []string {
+func showAll(ds []deltafifo.Delta) []string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
 		out[i] = show(d)
@@ -92,11 +101,26 @@ func (s *knownStore) get(key string) any {
 	return s.objs[key]
 }
 
-// apply does what the informer does with popped deltas (steps 4 and 5).
-func (s *knownStore) apply(ds deltafifo.Deltas) {
+// apply does what the informer does with popped deltas (steps 4 and 5). A
+// ReplacedAll replaces the whole contents; a SyncAll changes nothing.
+func (s *knownStore) apply(ds []deltafifo.Delta) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range ds {
+		switch info := d.Object.(type) {
+		case deltafifo.ReplacedAllInfo:
+			s.objs = map[string]any{}
+			for _, o := range info.Objects {
+				key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(o)
+				if err != nil {
+					panic(err)
+				}
+				s.objs[key] = o
+			}
+			continue
+		case deltafifo.SyncAllInfo:
+			continue
+		}
 		key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(d.Object)
 		if err != nil {
 			panic(err)
@@ -131,7 +155,7 @@ func (p popped) String() string {
 // to store if it is not nil.
 func popOne(t *testing.T, q deltafifo.Queue, store *knownStore) popped {
 	t.Helper()
-	require.NotEmpty(t, q.ListKeys(), "popOne on an empty queue would block")
+	require.NotZero(t, deltafifo.QueueLen(q), "popOne on an empty queue would block")
 	var got popped
 	ds, err := q.Pop(func(ds deltafifo.Deltas, isInInitialList bool) error {
 		got = popped{Deltas: showAll(ds), Initial: isInInitialList}
@@ -161,19 +185,73 @@ func kindOf(q deltafifo.Queue) string {
 func popAll(t *testing.T, q deltafifo.Queue, store *knownStore) []popped {
 	t.Helper()
 	var out []popped
-	for len(q.ListKeys()) > 0 {
+	for deltafifo.QueueLen(q) > 0 {
 		out = append(out, popOne(t, q, store))
 	}
 	return out
 }
 
-// queues lets a test run against both designs where they must agree.
-var queues = []struct {
+type namedQueue struct {
 	name string
 	new  func(deltafifo.Options) deltafifo.Queue
-}{
+}
+
+// queues lets a test run against both per-object designs where they must
+// agree.
+var queues = []namedQueue{
 	{"DeltaFIFO", func(o deltafifo.Options) deltafifo.Queue { return deltafifo.New(o) }},
 	{"RealFIFO", func(o deltafifo.Options) deltafifo.Queue { return deltafifo.NewRealFIFO(o) }},
+}
+
+// everyQueue adds the atomic RealFIFO, for the rules all three share. The
+// options must not set KnownObjects, which the atomic RealFIFO refuses.
+var everyQueue = append(slices.Clone(queues),
+	namedQueue{"AtomicFIFO", func(o deltafifo.Options) deltafifo.Queue { o.AtomicEvents = true; return deltafifo.NewRealFIFO(o) }})
+
+// newAtomic returns an atomic RealFIFO.
+func newAtomic() *deltafifo.RealFIFO {
+	return deltafifo.NewRealFIFO(deltafifo.Options{AtomicEvents: true})
+}
+
+// popBatch runs one PopBatch, rendering what it handed out and to which
+// function, and applies it to store if store is not nil.
+func popBatch(t *testing.T, f *deltafifo.RealFIFO, store *knownStore) batchPopped {
+	t.Helper()
+	require.NotZero(t, deltafifo.QueueLen(f), "popBatch on an empty queue would block")
+	var got batchPopped
+	err := f.PopBatch(func(ds []deltafifo.Delta, initial bool) error {
+		got = batchPopped{Batch: true, Deltas: showAll(ds), Initial: initial}
+		if store != nil {
+			store.apply(ds)
+		}
+		return nil
+	}, func(ds deltafifo.Deltas, initial bool) error {
+		got = batchPopped{Deltas: showAll(ds), Initial: initial}
+		if store != nil {
+			store.apply(ds)
+		}
+		return nil
+	})
+	checked(t, f, err)
+	return got
+}
+
+// batchPopped is one PopBatch's result: whether processBatch (rather than
+// processSingle) got it, and the deltas.
+type batchPopped struct {
+	Batch   bool
+	Deltas  []string
+	Initial bool
+}
+
+// popAllBatches runs PopBatch until the queue is empty.
+func popAllBatches(t *testing.T, f *deltafifo.RealFIFO, store *knownStore) []batchPopped {
+	t.Helper()
+	var out []batchPopped
+	for deltafifo.QueueLen(f) > 0 {
+		out = append(out, popBatch(t, f, store))
+	}
+	return out
 }
 
 // discard is a logger for tests that provoke a logged error on purpose.

@@ -47,18 +47,31 @@ func (f *DeltaFIFO) checkInvariants() error {
 	return errors.Join(errs...)
 }
 
-// checkInvariants verifies the invariants written on RealFIFO's fields.
+// checkInvariants verifies the invariants written on RealFIFO's fields. It
+// must not run while a Pop or PopBatch is processing.
 func (f *RealFIFO) checkInvariants() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 
 	var errs []error
 	for i, it := range f.items {
-		if it.key == "" {
-			errs = append(errs, fmt.Errorf("items[%d] has an empty key", i))
-		}
-		if !validType(it.Type) {
+		switch {
+		case !validType(it.Type) && !isWholeStore(it.Type):
 			errs = append(errs, fmt.Errorf("items[%d] has unknown type %q", i, it.Type))
+		case isWholeStore(it.Type):
+			if !f.atomic {
+				errs = append(errs, fmt.Errorf("items[%d] is %s outside atomic mode", i, it.Type))
+			}
+			if it.key != "" {
+				errs = append(errs, fmt.Errorf("items[%d] is %s with key %q", i, it.Type, it.key))
+			}
+			_, isReplacedAll := it.Object.(ReplacedAllInfo)
+			_, isSyncAll := it.Object.(SyncAllInfo)
+			if (it.Type == ReplacedAll) != isReplacedAll || (it.Type == SyncAll) != isSyncAll {
+				errs = append(errs, fmt.Errorf("items[%d] is %s carrying %T", i, it.Type, it.Object))
+			}
+		case it.key == "":
+			errs = append(errs, fmt.Errorf("items[%d] has an empty key", i))
 		}
 	}
 	errs = append(errs, checkPopulation(f.populated, f.initialPopulationCount, len(f.items), f.synced.Load()))

@@ -40,7 +40,7 @@ func TestPopHandsAllDeltasOfHeadKeyWithIsInInitialList(t *testing.T) {
 // seeing the update half done.
 // Diagram: step 3. client-go: DeltaFIFO.Pop
 func TestPopRunsProcessUnderTheLock(t *testing.T) {
-	for _, q := range queues {
+	for _, q := range everyQueue {
 		t.Run(q.name, func(t *testing.T) {
 			f := q.new(deltafifo.Options{})
 			checked(t, f, f.Add(obj("a", "1")))
@@ -64,7 +64,7 @@ func TestPopRunsProcessUnderTheLock(t *testing.T) {
 // Diagram: step 3. client-go: DeltaFIFO.Pop (ErrRequeue removed in v0.33)
 func TestPopReturnsProcessErrorAndDoesNotRequeue(t *testing.T) {
 	failed := errors.New("handler failed")
-	for _, q := range queues {
+	for _, q := range everyQueue {
 		t.Run(q.name, func(t *testing.T) {
 			f := q.new(deltafifo.Options{})
 			checked(t, f, f.Add(obj("a", "1")))
@@ -84,7 +84,7 @@ func TestPopReturnsProcessErrorAndDoesNotRequeue(t *testing.T) {
 // nothing is lost.
 // Diagram: step 3. client-go: DeltaFIFO.Pop
 func TestPopWithNilProcessIsAnError(t *testing.T) {
-	for _, q := range queues {
+	for _, q := range everyQueue {
 		t.Run(q.name, func(t *testing.T) {
 			f := q.new(deltafifo.Options{})
 			checked(t, f, f.Add(obj("a", "1")))
@@ -101,7 +101,7 @@ func TestPopWithNilProcessIsAnError(t *testing.T) {
 // queue is woken by Close and told the queue is closed.
 // Diagram: step 3. client-go: DeltaFIFO.Close, DeltaFIFO.Pop
 func TestCloseUnblocksPopWithErrFIFOClosed(t *testing.T) {
-	for _, q := range queues {
+	for _, q := range everyQueue {
 		t.Run(q.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				f := q.new(deltafifo.Options{})
@@ -129,7 +129,7 @@ func TestCloseUnblocksPopWithErrFIFOClosed(t *testing.T) {
 // Pop returns ErrFIFOClosed only once the queue is empty.
 // Diagram: step 3. client-go: DeltaFIFO.Pop
 func TestCloseLetsPopDrainWhatIsQueued(t *testing.T) {
-	for _, q := range queues {
+	for _, q := range everyQueue {
 		t.Run(q.name, func(t *testing.T) {
 			f := q.new(deltafifo.Options{})
 			checked(t, f, f.Add(obj("a", "1")))

@@ -54,6 +54,25 @@ type Options struct {
 	// Delete or Replace before it is queued (see [TransformFunc]).
 	Transformer TransformFunc
 
+	// AtomicEvents puts a [RealFIFO] in atomic mode, client-go's default
+	// since 1.36 (the AtomicFIFO feature): Replace queues the whole list as
+	// one [ReplacedAll] delta and Resync queues one [SyncAll] delta, so the
+	// consumer can swap its store in one step and tell its handlers only
+	// afterwards. Deletions, additions and updates are then worked out by the
+	// consumer against its own store, so the queue needs no KnownObjects:
+	// setting both is a programming error and NewRealFIFO panics. [New]
+	// panics if it is set: a DeltaFIFO has no atomic mode.
+	AtomicEvents bool
+
+	// UnlockWhileProcessing lets an atomic [RealFIFO] release its lock while
+	// the consumer's process function runs, as long as fewer than two full
+	// batches are queued, so the producer can keep queueing behind a slow
+	// consumer (client-go's UnlockWhileProcessingFIFO feature). It is safe
+	// only because an atomic queue never reads the consumer's store, and
+	// only with a single consumer. NewRealFIFO panics if it is set without
+	// AtomicEvents; [New] panics if it is set at all.
+	UnlockWhileProcessing bool
+
 	// Logger receives the few things worth telling an operator: a known object
 	// that could not be read during Replace or Resync, and a consumer so slow it
 	// holds up a long queue. Default: slog.Default().

@@ -34,6 +34,11 @@
 // under to the new ones and deleting any value left with no keys. Delete
 // removes the key from the remembered values and never calls an IndexFunc.
 //
+// [Store.Transaction] (transaction.go) applies a batch of writes under one
+// acquisition of the lock: the informer uses it to apply a whole batch
+// popped from an in-order queue at once, so a cache with busy readers is
+// locked once per batch, not once per object.
+//
 // # Guarantees
 //
 //   - Every method of ThreadSafeStore, Store, Indexer and Lister is safe for
@@ -41,7 +46,9 @@
 //     or not at all.
 //   - Add and Update are both upserts; Delete of an absent key is a no-op.
 //   - A write whose key or IndexFunc fails returns the error and changes
-//     nothing. Replace and AddIndexers are all or nothing.
+//     nothing. Replace and AddIndexers are all or nothing. A Transaction is
+//     seen whole by readers; a failed write in it is skipped and reported
+//     in a [TransactionError] that lists the writes applied.
 //   - Index, ByIndex and IndexKeys return an error wrapping [ErrNoSuchIndex] for
 //     an unknown index; IndexKeys and ListIndexFuncValues are sorted; List,
 //     ListKeys, Index and ByIndex are in no particular order.
@@ -68,8 +75,11 @@
 //     runtime.Object; a nil selector selects everything. Its namespace method is
 //     Namespace (client-go's GenericLister calls it ByNamespace). Falling back to
 //     a scan when there is no namespace index is silent (client-go logs it).
+//   - Transaction is a method of every Store (client-go: a separate
+//     TransactionStore interface), returns a plain error (a
+//     *TransactionError) and rejects an unknown write type.
 //   - Not implemented: transformers (the informer applies them), typed
-//     generic variants, Replace's resourceVersion tracking, transactions.
+//     generic variants, Replace's resourceVersion tracking.
 //     [LabelIndexFunc] has no client-go counterpart.
 //
 // # Read next

@@ -30,6 +30,10 @@ type Store interface {
 	Replace(list []any, resourceVersion string) error
 	// Resync does nothing; it exists so a Store and a queue share a method set.
 	Resync() error
+	// Transaction applies several writes under one lock acquisition, in
+	// order; a write that fails is skipped and reported in a
+	// *TransactionError, the others are applied (transaction.go).
+	Transaction(txns ...Transaction) error
 }
 
 // Indexer is a [Store] with named indexes: besides by key, objects can be

@@ -154,6 +154,11 @@ func (s *threadSafeMap) putLocked(key string, obj any) error {
 func (s *threadSafeMap) Delete(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.deleteLocked(key)
+}
+
+// deleteLocked is the one delete path, for Delete and transactions.
+func (s *threadSafeMap) deleteLocked(key string) {
 	old, ok := s.items[key]
 	if !ok {
 		return // like client-go, deleting an absent key is not an error

@@ -114,7 +114,7 @@ var quiet = slog.New(slog.DiscardHandler)
 // objects, through a synced informer to one no-op handler, and reports
 // events per second from the watch channel to the handler.
 func BenchmarkInformerThroughput(b *testing.B) {
-	for _, q := range []informer.QueueKind{informer.QueueDeltaFIFO, informer.QueueRealFIFO} {
+	for _, q := range []informer.QueueKind{informer.QueueDeltaFIFO, informer.QueueRealFIFO, informer.QueueAtomicFIFO} {
 		b.Run(q.String(), func(b *testing.B) {
 			const objects = 1000
 			src := &syntheticSource{n: objects, watch: watch.NewFakeWithChanSize(1024, false)}

@@ -20,11 +20,13 @@ import (
 //
 // client-go: tools/cache.controller.
 type controller struct {
-	queue     deltafifo.Queue
-	reflector *reflector.Reflector
-	process   deltafifo.PopProcessFunc
-	onSynced  func() // called after every write and pop; it checks queue.HasSynced
-	logger    *slog.Logger
+	queue        deltafifo.Queue
+	batchQueue   deltafifo.QueueWithBatch // the same queue, when it can pop batches; else nil
+	reflector    *reflector.Reflector
+	process      deltafifo.PopProcessFunc
+	processBatch deltafifo.ProcessBatchFunc
+	onSynced     func() // called after every write and pop; it checks queue.HasSynced
+	logger       *slog.Logger
 }
 
 // run runs the Reflector on its own goroutine and the process loop on the
@@ -46,8 +48,14 @@ func (c *controller) run(ctx context.Context) {
 func (c *controller) processLoop(ctx context.Context) {
 	for ctx.Err() == nil {
 		// Step 3 (pop object): block until a key (DeltaFIFO) or a change
-		// (RealFIFO) is queued, then process it with the queue locked.
-		_, err := c.queue.Pop(c.process)
+		// (RealFIFO) is queued, then process it; an in-order queue hands
+		// out a run of changes to distinct objects as one batch.
+		var err error
+		if c.batchQueue != nil {
+			err = c.batchQueue.PopBatch(c.processBatch, c.process)
+		} else {
+			_, err = c.queue.Pop(c.process)
+		}
 		c.onSynced()
 		if errors.Is(err, deltafifo.ErrFIFOClosed) {
 			return
@@ -105,6 +113,8 @@ func (s syncSignallingStore) after(err error) error {
 //     cached becomes an update, possibly with an unchanged resourceVersion.
 //   - Deleted: Delete from the cache and call OnDelete(obj); obj is a
 //     [deltafifo.DeletedFinalStateUnknown] when a relist inferred the deletion.
+//   - ReplacedAll, SyncAll (atomic queue): the whole list, or a resync, as
+//     one delta; see processReplacedAll and processSyncAll.
 //
 // It stops at the first cache error, leaving the rest of the Deltas unapplied.
 //
@@ -152,6 +162,16 @@ func processDeltas(handler ResourceEventHandler, store indexer.Store, deltas del
 			}
 			trace.stored("delete", obj)
 			handler.OnDelete(obj)
+		case deltafifo.ReplacedAll:
+			info, ok := obj.(deltafifo.ReplacedAllInfo)
+			if !ok {
+				return fmt.Errorf("informer: ReplacedAll delta carries %T", obj)
+			}
+			if err := processReplacedAll(handler, store, info, isInInitialList, trace); err != nil {
+				return err
+			}
+		case deltafifo.SyncAll:
+			processSyncAll(handler, store)
 		default:
 			return fmt.Errorf("informer: unknown delta type %q", d.Type)
 		}

@@ -45,7 +45,7 @@ type convergenceInformer struct {
 // TestConvergenceUnderFaults drives thousands of random creates, updates
 // and deletes into fakeapi while injecting every fault an informer must
 // survive: dropped watches, compactions that force 410 relists, writes
-// whose watch events never arrive, failing lists, watch errors. Two
+// whose watch events never arrive, failing lists, watch errors. Three
 // informers watch (one per queue kind), each with a fast, a slow and a
 // resyncing handler, plus one handler added half way. At quiescence, after a
 // final relist, every cache equals the server exactly (keys and
@@ -70,7 +70,7 @@ func TestConvergenceUnderFaults(t *testing.T) {
 		ctx := context.Background()
 
 		var informers []*convergenceInformer
-		for _, kind := range []informer.QueueKind{informer.QueueDeltaFIFO, informer.QueueRealFIFO} {
+		for _, kind := range []informer.QueueKind{informer.QueueDeltaFIFO, informer.QueueRealFIFO, informer.QueueAtomicFIFO} {
 			ci := &convergenceInformer{name: kind.String(), handlers: map[string]*recorder{}}
 			ci.inf = informer.NewSharedIndexInformer(cms, exampleCM(), 30*time.Second, nil,
 				informer.WithQueue(kind), informer.WithLogger(quiet))

@@ -3,7 +3,7 @@
 // dispatches them to event handlers (step 6), as client-go's
 // SharedIndexInformer does.
 //
-//	Reflector --2--> DeltaFIFO (or RealFIFO)
+//	Reflector --2--> DeltaFIFO (or RealFIFO, or atomic RealFIFO)
 //	                     |
 //	                     | 3 Pop
 //	                     v
@@ -20,15 +20,22 @@
 //
 //  1. A [reflector.Reflector] lists and watches (step 1) and writes every
 //     change into a queue (step 2): a [deltafifo.DeltaFIFO] by default, or a
-//     [deltafifo.RealFIFO] with [WithQueue]. The queue's known objects are the
-//     informer's cache, so a relist can tell which cached objects vanished.
+//     [deltafifo.RealFIFO], per-object or atomic, with [WithQueue]. For the
+//     first two the queue's known objects are the informer's cache, so a
+//     relist can tell which cached objects vanished; an atomic queue hands
+//     the whole list over as one [deltafifo.ReplacedAll] and the process
+//     loop compares it with the cache itself.
 //  2. The process loop pops (step 3). For each delta, oldest first, it asks
 //     the cache whether the key is there: if so it updates the cache and
 //     calls OnUpdate(cached, new); if not, it adds and calls
 //     OnAdd(new, isInInitialList); for a deletion it deletes and calls
 //     OnDelete — the object may be a [deltafifo.DeletedFinalStateUnknown].
 //     The cache is always written first (steps 4-5), the handlers told after
-//     (step 6).
+//     (step 6). From an in-order queue the loop pops a batch of changes to
+//     distinct objects at once and writes it with one
+//     [indexer.Store.Transaction]. A ReplacedAll replaces the whole cache
+//     before any handler hears of it: deletions (as tombstones) first, then
+//     the list in list order. A SyncAll re-delivers every cached object.
 //  3. "Calls" means: a notification is appended to the buffer of every
 //     registered handler (one processor listener each). The append never
 //     blocks; each listener has a goroutine that calls its handler, one
@@ -82,12 +89,25 @@
 //     client-go calls OnDelete again, here handlers hear of it once.
 //   - The informer syncs only after the last initial item has been
 //     processed (client-go's DeltaFIFO channel closes a moment earlier).
-//   - No cache mutation detector, no ShutDownEventHandler, no informer
-//     metrics, no atomic ("ReplacedAll") RealFIFO mode, no batch Pop.
-//   - The queue, the logger and the Reflector's options are chosen with
-//     functional options ([WithQueue], [WithLogger],
-//     [WithReflectorOptions]) instead of an options struct and constructor
-//     variants.
+//   - No ShutDownEventHandler. Metrics ([WithMetricsProvider]) are per
+//     informer, not set process-wide, and count what an operator graphs:
+//     per-handler events, backlog and panics; list and watch requests,
+//     relists, watch restarts and the last resourceVersion. No queue depth,
+//     processing latency or store resourceVersion.
+//   - The cache mutation detector ([WithCacheMutationDetector], or the
+//     KUBE_CACHE_MUTATION_DETECTOR environment variable) reports each
+//     mutated object once, with its key and a unified diff, to a function
+//     of your choice; only without one does it panic as client-go's does.
+//   - The three queues are chosen per informer ([WithQueue]), not by
+//     process-wide feature gates; batch processing is always on for the
+//     in-order queues (client-go's InOrderInformersBatchProcess gate), and the
+//     atomic queue always unlocks while processing (UnlockWhileProcessingFIFO).
+//   - A ReplacedAll that lists one key twice is an add and then an update
+//     (client-go reports two adds); deletions are told in key order.
+//   - The queue, the logger, the name, the metrics and the Reflector's
+//     options are chosen with functional options ([WithQueue], [WithLogger],
+//     [WithName], [WithMetricsProvider], [WithReflectorOptions]) instead of an
+//     options struct and constructor variants.
 //
 // client-go files: tools/cache/controller.go, shared_informer.go,
 // synctrack/synctrack.go, informers/factory.go, listers.go.

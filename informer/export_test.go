@@ -8,3 +8,8 @@ func CheckInvariants(inf SharedIndexInformer) error {
 	}
 	return s.checkInvariants()
 }
+
+// HasMutationDetector reports whether the informer's cache mutation detector is on.
+func HasMutationDetector(inf SharedIndexInformer) bool {
+	return inf.(*sharedIndexInformer).detector != nil
+}

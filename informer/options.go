@@ -8,9 +8,10 @@ import (
 )
 
 // QueueKind chooses the queue between the Reflector and the informer's
-// process loop (diagram steps 2-3).
+// process loop (diagram steps 2-3): the three designs client-go has used.
 //
-// client-go: the InOrderInformers feature gate (DeltaFIFO when off, RealFIFO when on).
+// client-go: the InOrderInformers feature gate (DeltaFIFO when off, RealFIFO
+// when on) and the AtomicFIFO feature gate (atomic RealFIFO when also on).
 type QueueKind int
 
 const (
@@ -21,8 +22,20 @@ const (
 	QueueDeltaFIFO QueueKind = iota
 	// QueueRealFIFO is the in-order [deltafifo.RealFIFO]: every change waits
 	// in one line and is handled in the order the server made it, across
-	// objects; nothing is coalesced.
+	// objects; nothing is coalesced. The process loop takes runs of changes
+	// to distinct objects as one batch ([deltafifo.RealFIFO.PopBatch]) and
+	// writes each batch to the cache under one lock. client-go 1.33-1.35's
+	// default.
 	QueueRealFIFO
+	// QueueAtomicFIFO is the [deltafifo.RealFIFO] in atomic mode, client-go's
+	// default since 1.36: as QueueRealFIFO, except that a relist reaches the
+	// process loop as one [deltafifo.ReplacedAll] delta. The informer
+	// replaces its whole cache with the list first, then tells its handlers
+	// of the deletions, then of the additions and updates in list order; a
+	// resync is one [deltafifo.SyncAll], answered from the cache. The queue
+	// never reads the cache, so it lets the Reflector queue while handlers
+	// are being notified.
+	QueueAtomicFIFO
 )
 
 // String names the queue.
@@ -32,6 +45,8 @@ func (k QueueKind) String() string {
 		return "DeltaFIFO"
 	case QueueRealFIFO:
 		return "RealFIFO"
+	case QueueAtomicFIFO:
+		return "AtomicFIFO"
 	}
 	return fmt.Sprintf("QueueKind(%d)", int(k))
 }
@@ -40,9 +55,13 @@ func (k QueueKind) String() string {
 type Option func(*options)
 
 type options struct {
-	queue     QueueKind
-	logger    *slog.Logger
-	reflector reflector.Options
+	queue            QueueKind
+	logger           *slog.Logger
+	reflector        reflector.Options
+	mutationDetector bool
+	mutationReport   func(CacheMutation)
+	metrics          MetricsProvider
+	name             string
 }
 
 // WithQueue chooses the queue; the default is [QueueDeltaFIFO].

@@ -45,7 +45,8 @@ type processorListener struct {
 	logger  *slog.Logger
 	sync    *syncTracker
 	panics  atomic.Int64
-	exited  chan struct{} // closed when run returns
+	exited  chan struct{}   // closed when run returns
+	metrics *handlerMetrics // nil: no metrics; set before the listener is registered
 
 	// requestedResyncPeriod is what the handler asked for (0: never; raised
 	// to minimumResyncPeriod); resyncPeriod is what it gets once the
@@ -93,6 +94,7 @@ func (l *processorListener) add(n notification) {
 		l.sync.start()
 	}
 	l.pending.WriteOne(n)
+	l.metrics.setBacklog(l.pending.Len())
 	l.cond.Signal()
 }
 
@@ -110,6 +112,7 @@ func (l *processorListener) run() {
 			return
 		}
 		n, _ := l.pending.ReadOne()
+		l.metrics.setBacklog(l.pending.Len())
 		l.mu.Unlock()
 
 		l.deliver(n)
@@ -125,11 +128,13 @@ func (l *processorListener) deliver(n notification) {
 	defer func() {
 		if r := recover(); r != nil {
 			l.panics.Add(1)
+			l.metrics.panicked()
 			l.logger.Error("informer: event handler panicked; the notification is dropped",
 				"panic", r, "stack", string(debug.Stack()))
 		}
 	}()
 	// Step 6 (dispatch event handler): the handler finally sees the change.
+	l.metrics.event()
 	switch n.kind {
 	case addNotification:
 		l.handler.OnAdd(n.newObj, n.isInInitialList)
@@ -147,6 +152,7 @@ func (l *processorListener) stop() {
 	defer l.mu.Unlock()
 	l.stopped = true
 	l.pending.Reset()
+	l.metrics.setBacklog(0)
 	l.cond.Broadcast()
 }
 

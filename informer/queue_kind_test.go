@@ -54,22 +54,28 @@ func relistAfterDisconnection(t *testing.T, kind informer.QueueKind) []string {
 	return rec.take()
 }
 
-// TestDeltaFIFOAndRealFIFODeliverARelistInDifferentOrders runs the same
-// disconnection on both queues. Both end with the same cache and the same
-// handler view; the order differs. The DeltaFIFO queues the listed objects
-// first (in list order) and the tombstones for vanished objects after them;
-// the RealFIFO queues the tombstones first, then the listed objects.
+// TestQueueKindsDeliverARelistInDifferentOrders runs the same disconnection
+// on the three queues. All end with the same cache and the same handler
+// view; the order differs. The DeltaFIFO queues the listed objects first (in
+// list order) and the tombstones for vanished objects after them; the
+// RealFIFO queues the tombstones first, then the listed objects; the atomic
+// RealFIFO queues one ReplacedAll, and the informer, comparing it with its
+// cache, tells of the deletions first and then of the list in list order:
+// the same order as the RealFIFO, but only after the whole cache has been
+// replaced (TestReplacedAllReplacesTheWholeCacheBeforeAnyHandlerIsTold).
 // (Resource versions: a=2, b=3, c=4 at the start; the silent writes take
 // 5, 6 and 7.)
 //
-// Diagram: steps 2-6. client-go: DeltaFIFO.Replace vs RealFIFO.Replace (non-atomic).
-func TestDeltaFIFOAndRealFIFODeliverARelistInDifferentOrders(t *testing.T) {
-	var deltaFIFO, realFIFO []string
+// Diagram: steps 2-6. client-go: DeltaFIFO.Replace vs RealFIFO.Replace (non-atomic and atomic).
+func TestQueueKindsDeliverARelistInDifferentOrders(t *testing.T) {
+	var deltaFIFO, realFIFO, atomicFIFO []string
 	synctest.Test(t, func(t *testing.T) { deltaFIFO = relistAfterDisconnection(t, informer.QueueDeltaFIFO) })
 	synctest.Test(t, func(t *testing.T) { realFIFO = relistAfterDisconnection(t, informer.QueueRealFIFO) })
+	synctest.Test(t, func(t *testing.T) { atomicFIFO = relistAfterDisconnection(t, informer.QueueAtomicFIFO) })
 	t.Log("a, b, c cached; while disconnected b is deleted, c updated, d created; then a relist")
 	t.Logf("   with the DeltaFIFO the handler sees: %s", strings.Join(deltaFIFO, ", "))
 	t.Logf("   with the RealFIFO the handler sees:  %s", strings.Join(realFIFO, ", "))
+	t.Logf("   with the atomic RealFIFO the handler sees: %s", strings.Join(atomicFIFO, ", "))
 
 	assert.Equal(t, []string{
 		"update ns/a@2->2",
@@ -83,4 +89,5 @@ func TestDeltaFIFOAndRealFIFODeliverARelistInDifferentOrders(t *testing.T) {
 		"update ns/c@4->6",
 		"add ns/d@7",
 	}, realFIFO)
+	assert.Equal(t, realFIFO, atomicFIFO)
 }

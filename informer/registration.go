@@ -65,6 +65,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 	}
 	l := newProcessorListener(handler, resyncPeriod,
 		determineResyncPeriod(s.logger, resyncPeriod, s.resyncCheckPeriod), time.Now(), s.logger)
+	l.metrics = newHandlerMetrics(s.opts.metrics, s.name, handler)
 
 	if !s.started {
 		// The cache is empty: nothing to replay.

@@ -96,7 +96,9 @@ type sharedIndexInformer struct {
 	exampleObject runtime.Object
 	indexer       indexer.Indexer
 	processor     *sharedProcessor
+	detector      *cacheMutationDetector // nil unless the mutation detector is on
 	opts          options
+	name          string // see WithName
 	logger        *slog.Logger
 	initErr       error // bad construction arguments, reported by Run and AddEventHandler
 
@@ -157,15 +159,19 @@ func NewSharedIndexInformer(lw reflector.ListerWatcher, exampleObject runtime.Ob
 		indexer:                         indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, indexers),
 		processor:                       newSharedProcessor(o.logger),
 		opts:                            o,
+		name:                            informerName(o, exampleObject),
 		logger:                          o.logger,
 		defaultEventHandlerResyncPeriod: defaultResync,
 		resyncCheckPeriod:               defaultResync,
 		synced:                          make(chan struct{}),
 	}
+	if o.mutationDetector || mutationDetectorFromEnv() {
+		s.detector = newCacheMutationDetector(o.mutationReport, o.logger)
+	}
 	switch {
 	case lw == nil:
 		s.initErr = errors.New("informer: NewSharedIndexInformer needs a ListerWatcher")
-	case o.queue != QueueDeltaFIFO && o.queue != QueueRealFIFO:
+	case o.queue != QueueDeltaFIFO && o.queue != QueueRealFIFO && o.queue != QueueAtomicFIFO:
 		s.initErr = errorf("unknown queue kind %v", o.queue)
 	}
 	return s
@@ -196,6 +202,7 @@ func (s *sharedIndexInformer) Run(ctx context.Context) {
 	processorCtx, stopProcessor := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { s.processor.run(processorCtx) })
+	wg.Go(func() { s.detector.run(processorCtx) })
 
 	c.run(ctx)
 
@@ -215,13 +222,30 @@ func (s *sharedIndexInformer) newControllerLocked() *controller {
 		Logger:       s.logger,
 	}
 	var q deltafifo.Queue
-	if s.opts.queue == QueueRealFIFO {
-		q = deltafifo.NewRealFIFO(qopts)
-	} else {
+	var batch deltafifo.QueueWithBatch
+	switch s.opts.queue {
+	case QueueRealFIFO:
+		f := deltafifo.NewRealFIFO(qopts)
+		q, batch = f, f
+	case QueueAtomicFIFO:
+		// The consumer compares lists with the cache itself, so the queue
+		// gets no KnownObjects, and may unlock while handlers are told.
+		qopts.KnownObjects = nil
+		qopts.AtomicEvents = true
+		qopts.UnlockWhileProcessing = true
+		f := deltafifo.NewRealFIFO(qopts)
+		q, batch = f, f
+	default:
 		q = deltafifo.New(qopts)
 	}
 
 	ropts := s.opts.reflector
+	if ropts.Name == "" {
+		ropts.Name = s.name
+	}
+	if s.opts.metrics != nil {
+		ropts.MetricsProvider = s.opts.metrics
+	}
 	ropts.ResyncPeriod = s.resyncCheckPeriod
 	ropts.ShouldResync = s.processor.shouldResync
 	ropts.Logger = s.logger
@@ -233,11 +257,13 @@ func (s *sharedIndexInformer) newControllerLocked() *controller {
 	s.reflector = reflector.New(s.lw, s.exampleObject, store, ropts)
 
 	return &controller{
-		queue:     q,
-		reflector: s.reflector,
-		process:   s.handleDeltas,
-		onSynced:  onSynced,
-		logger:    s.logger,
+		queue:        q,
+		batchQueue:   batch,
+		reflector:    s.reflector,
+		process:      s.handleDeltas,
+		processBatch: s.handleBatch,
+		onSynced:     onSynced,
+		logger:       s.logger,
 	}
 }
 
@@ -258,17 +284,28 @@ func (s *sharedIndexInformer) handleDeltas(deltas deltafifo.Deltas, isInInitialL
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
 	trace := tracer{s.logger}
-	return processDeltas(distributor{s.processor, trace}, s.indexer, deltas, isInInitialList, trace)
+	return processDeltas(distributor{s.processor, s.detector, trace}, s.indexer, deltas, isInInitialList, trace)
+}
+
+// handleBatch is the batch process function: steps 4-6 for a batch of
+// deltas to distinct objects, popped from an in-order queue.
+func (s *sharedIndexInformer) handleBatch(deltas []deltafifo.Delta, isInInitialList bool) error {
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	trace := tracer{s.logger}
+	return processBatch(distributor{s.processor, s.detector, trace}, s.indexer, deltas, isInInitialList, trace)
 }
 
 // distributor is the informer seen as the one handler processDeltas calls:
 // it fans each call out to the registered handlers.
 type distributor struct {
-	p     *sharedProcessor
-	trace tracer
+	p        *sharedProcessor
+	detector *cacheMutationDetector // nil: off
+	trace    tracer
 }
 
 func (d distributor) OnAdd(obj any, isInInitialList bool) {
+	d.detector.add(obj)
 	d.traceDispatch("add", obj, false)
 	d.p.distribute(notification{kind: addNotification, newObj: obj, isInInitialList: isInInitialList}, false)
 }
@@ -278,6 +315,7 @@ func (d distributor) OnAdd(obj any, isInInitialList bool) {
 // handlers currently flagged as due a resync.
 func (d distributor) OnUpdate(oldObj, newObj any) {
 	isSync := sameResourceVersion(oldObj, newObj)
+	d.detector.add(newObj)
 	d.traceDispatch("update", newObj, isSync)
 	d.p.distribute(notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}, isSync)
 }

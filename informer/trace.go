@@ -44,8 +44,33 @@ func (t tracer) popped(deltas deltafifo.Deltas, isInInitialList bool) {
 	for i, d := range deltas {
 		types[i] = string(d.Type)
 	}
+	key := "(the whole cache)"
+	if newest := deltas.Newest(); newest.Type != deltafifo.ReplacedAll && newest.Type != deltafifo.SyncAll {
+		key = keyOrUnknown(newest.Object)
+	}
 	t.logger.Debug("informer: step 3 (pop object): the process loop popped deltas",
-		"key", keyOrUnknown(deltas.Newest().Object), "deltas", types, "isInInitialList", isInInitialList)
+		"key", key, "deltas", types, "isInInitialList", isInInitialList)
+}
+
+// poppedBatch: step 3 for a batch of deltas to distinct objects.
+func (t tracer) poppedBatch(deltas []deltafifo.Delta, isInInitialList bool) {
+	if !t.on() {
+		return
+	}
+	keys := make([]string, len(deltas))
+	for i, d := range deltas {
+		keys[i] = string(d.Type) + " " + keyOrUnknown(d.Object)
+	}
+	t.logger.Debug("informer: step 3 (pop object): the process loop popped a batch",
+		"size", len(deltas), "deltas", keys, "isInInitialList", isInInitialList)
+}
+
+// storedList: steps 4-5 for a whole list, replacing the cache at once.
+func (t tracer) storedList(objects, deletions int, rv string) {
+	if t.on() {
+		t.logger.Debug("informer: steps 4-5 (add object, store object & key): the cache is replaced by a list",
+			"objects", objects, "deletions", deletions, "resourceVersion", rv)
+	}
 }
 
 // stored: steps 4-5, the cache now holds the change.

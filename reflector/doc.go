@@ -50,13 +50,16 @@
 //	watch-listing -> listing                any other failure, a stream that ends or goes
 //	                                        idle before the bookmark: fall back to a list
 //	watch-listing -> stopped                context cancelled
-//	watching -> watching                    the watch ended cleanly (server timeout), or
-//	                                        nothing arrived for IdleTimeout: re-watch
-//	                                        from the last resourceVersion, no relist
+//	watching -> watching                    the watch ended cleanly (server timeout),
+//	                                        nothing arrived for IdleTimeout, or it ended
+//	                                        with a 500 within MaxInternalErrorRetryDuration:
+//	                                        re-watch at once from the last resourceVersion,
+//	                                        no relist
 //	watching -> backing off to re-watch     watch refused with 429 or connection
 //	                                        refused, or ended with 429
 //	watching -> backing off to relist       the watch ended with 410 Expired, any other
-//	                                        error, closed within 1s with no event
+//	                                        error (a 500 once the MaxInternalErrorRetryDuration
+//	                                        window has passed), closed within 1s with no event
 //	                                        ("very short watch"), or a resync failed;
 //	                                        or a watch could not be opened for any other
 //	                                        reason (that error goes to the WatchErrorHandler)
@@ -88,6 +91,8 @@
 //     or returns.
 //   - Run returns promptly once its context is cancelled, with no goroutine
 //     left running. LastSyncResourceVersion is safe to call concurrently.
+//   - With Options.MetricsProvider, every list and watch request, relist and
+//     watch restart is counted, and the last resourceVersion recorded.
 //
 // # Differences from client-go
 //
@@ -100,10 +105,8 @@
 //     stream forever.
 //   - MinWatchTimeout is honoured at any value; client-go ignores values below
 //     five minutes.
-//   - No retries on 500 Internal Error without a relist
-//     (MaxInternalErrorRetryDuration, off by default upstream), no optional
-//     Store interfaces (bookmark and resourceVersion updaters), no data
-//     consistency detector.
+//   - No optional Store interfaces (bookmark and resourceVersion updaters), no
+//     data consistency detector.
 //   - List runs on the calling goroutine: a ListerWatcher must honour its
 //     context, so no goroutine is left behind.
 //

@@ -14,6 +14,7 @@ import (
 //
 //	expired or too large resourceVersion -> list again at "" (consistent read)
 //	429 Too Many Requests, connection refused -> back off, re-watch, no relist
+//	500 Internal Error, within MaxInternalErrorRetryDuration -> re-watch at once, no relist
 //	anything else -> back off, relist at the last seen resourceVersion
 
 // errStopRequested ends a watch because the context was cancelled.

@@ -84,10 +84,12 @@ func (r *Reflector) listPages(ctx context.Context, rv string) (string, []any, bo
 		pages  int
 	)
 	for {
+		r.metrics.list()
 		obj, err := r.lw.List(ctx, opts)
 		if err != nil {
 			if opts.Continue != "" && isExpiredError(err) {
 				r.logger.Debug("reflector: continue token expired, listing in one request", "err", err)
+				r.metrics.list()
 				obj, err = r.lw.List(ctx, metav1.ListOptions{ResourceVersion: rv})
 				if err != nil {
 					return "", nil, true, err

@@ -81,11 +81,24 @@ type Options struct {
 	// behaviour).
 	IdleTimeout time.Duration
 
+	// MaxInternalErrorRetryDuration: a watch that ends with a 500 Internal
+	// Error is re-opened at once, from the last resourceVersion and without a
+	// relist, as long as the current streak of 500s (each less than a minute
+	// after the previous one) started no longer ago than this. After that, or
+	// when it is zero (the default), a 500 is handled like any other error:
+	// back off and relist. The streak is forgotten at every relist.
+	MaxInternalErrorRetryDuration time.Duration
+
 	// UseWatchList makes the Reflector get its initial state from a streaming
 	// list (a watch with sendInitialEvents=true, ended by a bookmark annotated
 	// k8s.io/initial-events-end) instead of a List; if the server cannot do
 	// that, the Reflector falls back to a List.
 	UseWatchList bool
+
+	// MetricsProvider, if set, makes the Reflector record list and watch
+	// requests, relists, watch restarts and its last resourceVersion (see
+	// [MetricsProvider]), under its Name. Nil records nothing.
+	MetricsProvider MetricsProvider
 
 	// Logger receives the Reflector's log lines. Default: slog.Default().
 	Logger *slog.Logger

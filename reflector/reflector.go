@@ -47,6 +47,13 @@ type Reflector struct {
 	// running ListAndWatch touches it.
 	paginatedResult bool
 
+	// metrics records lists, watches, relists, re-watches and the last
+	// resourceVersion; nil when no MetricsProvider was given.
+	metrics *reflectorMetrics
+	// cycles counts ListAndWatch cycles; every one after the first is a
+	// relist. Only the goroutine running ListAndWatch touches it.
+	cycles int
+
 	// observe, when set (by tests), is told about every transition.
 	observe func(from, to state, cause string)
 
@@ -95,6 +102,7 @@ func New(lw ListerWatcher, expectedType runtime.Object, store Store, opts Option
 	r.expectedType, r.expectedGVK, r.typeDescription = describeType(expectedType)
 	r.logger = opts.Logger.With(slog.String("reflector", r.name), slog.String("type", r.typeDescription))
 	r.backoff = newBackoffTimer(opts.Backoff, func() float64 { return r.rand() })
+	r.metrics = newReflectorMetrics(opts.MetricsProvider, r.name)
 	return r
 }
 
@@ -162,13 +170,17 @@ func (r *Reflector) Run(ctx context.Context) {
 //
 // client-go: tools/cache.Reflector.ListAndWatchWithContext.
 func (r *Reflector) ListAndWatch(ctx context.Context) error {
-	c := &cycle{}
+	c := &cycle{internalErrors: retryWithDeadline{maxDuration: r.opts.MaxInternalErrorRetryDuration}}
 	defer c.close(r)
 	if ctx.Err() != nil {
 		r.enter(stateStopped, "context cancelled")
 		return nil
 	}
 
+	if r.cycles > 0 {
+		r.metrics.relist()
+	}
+	r.cycles++
 	st := stateListing
 	if r.opts.UseWatchList {
 		st = stateWatchListing
@@ -254,8 +266,9 @@ func (r *Reflector) LastSyncResourceVersion() string {
 
 func (r *Reflector) setLastSyncResourceVersion(rv string) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.lastSyncResourceVersion = rv
+	r.mu.Unlock()
+	r.metrics.resourceVersion(rv)
 }
 
 func (r *Reflector) setResourceVersionUnavailable(unavailable bool) {

@@ -17,6 +17,9 @@ type cycle struct {
 	// watchListRetried records that a streaming list has already been retried
 	// at "" after a 410 in this cycle.
 	watchListRetried bool
+	// internalErrors tracks the 500s that ended this cycle's watches
+	// (Options.MaxInternalErrorRetryDuration).
+	internalErrors retryWithDeadline
 
 	// resyncErr carries the error of a failed Store.Resync to the watch.
 	resyncErr chan error

@@ -63,9 +63,9 @@ var transitions = []struct {
 	{stateWatchListing, stateListing, "any other failure: fall back to a plain list"},
 	{stateWatchListing, stateStopped, "context cancelled"},
 
-	{stateWatching, stateWatching, "watch ended cleanly (server timeout), or idle timeout: re-watch from the last resourceVersion"},
+	{stateWatching, stateWatching, "watch ended cleanly (server timeout), idle timeout, or 500 within MaxInternalErrorRetryDuration: re-watch from the last resourceVersion"},
 	{stateWatching, stateRewatchBackoff, "watch refused with 429 or connection refused, or ended with 429"},
-	{stateWatching, stateRelistBackoff, "watch ended with 410 Expired, any other error, a very short watch, or a resync error; or could not be opened"},
+	{stateWatching, stateRelistBackoff, "watch ended with 410 Expired, any other error (a 500 past MaxInternalErrorRetryDuration included), a very short watch, or a resync error; or could not be opened"},
 	{stateWatching, stateStopped, "context cancelled"},
 
 	{stateRewatchBackoff, stateWatching, "delay elapsed"},
@@ -112,6 +112,9 @@ func (r *Reflector) enter(to state, cause string) {
 	}
 	observe := r.observe
 	r.mu.Unlock()
+	if to == stateWatching && (from == stateWatching || from == stateRewatchBackoff) {
+		r.metrics.watchRestart()
+	}
 
 	r.logger.Debug("reflector: state", slog.String("from", from.String()),
 		slog.String("to", to.String()), slog.String("cause", cause))

@@ -33,6 +33,7 @@ func (r *Reflector) watch(ctx context.Context, c *cycle) transition {
 			AllowWatchBookmarks: true,
 		}
 		var err error
+		r.metrics.watch()
 		w, err = r.lw.Watch(ctx, opts)
 		if w != nil && (err != nil || ctx.Err() != nil) {
 			w.Stop() // a watch returned alongside an error is never used
@@ -51,12 +52,14 @@ func (r *Reflector) watch(ctx context.Context, c *cycle) transition {
 			return transition{to: stateRelistBackoff, cause: err.Error(), err: err}
 		}
 	}
-	return r.afterWatch(r.handleWatch(ctx, w, start, startRV, c.resyncErr))
+	err := r.handleWatch(ctx, w, start, startRV, c.resyncErr)
+	c.internalErrors.after(err, time.Now())
+	return r.afterWatch(err, c)
 }
 
 // afterWatch maps how a watch ended to the next state. This is the heart of
 // the error taxonomy (errors.go, docs/reflector.md).
-func (r *Reflector) afterWatch(err error) transition {
+func (r *Reflector) afterWatch(err error, c *cycle) transition {
 	rv := r.LastSyncResourceVersion()
 	switch {
 	case err == nil:
@@ -78,6 +81,11 @@ func (r *Reflector) afterWatch(err error) transition {
 	case apierrors.IsTooManyRequests(err):
 		return transition{to: stateRewatchBackoff, resume: stateWatching,
 			cause: fmt.Sprintf("watch ended: %v", err)}
+	case apierrors.IsInternalError(err) && c.internalErrors.shouldRetry(time.Now()):
+		r.logger.Info("reflector: watch ended with an internal error; re-watching at once",
+			"err", err, "maxInternalErrorRetryDuration", r.opts.MaxInternalErrorRetryDuration)
+		return transition{to: stateWatching,
+			cause: fmt.Sprintf("watch ended with an internal error within MaxInternalErrorRetryDuration; re-watching from resourceVersion %q", rv)}
 	default:
 		r.logger.Warn("reflector: watch ended with an error; relisting", "err", err)
 		return transition{to: stateRelistBackoff, cause: fmt.Sprintf("watch ended: %v", err)}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,7 +22,10 @@ import (
 // another controller sharing the informer — sees a state the server never
 // had, and when the real update arrives, the handler's old object carries
 // the stray change too, so comparing old with new finds a difference that
-// was never made. DeepCopy first, and the cache is untouched.
+// was never made. The informer runs with the cache mutation detector on, as
+// a test or CI run would: within a second it names the object and shows the
+// stray change as a diff. DeepCopy first, and the cache is untouched and the
+// detector quiet.
 //
 // Diagram: steps 5, 6, 9. client-go: tools/cache mutation_detector.go (KUBE_CACHE_MUTATION_DETECTOR), listers returning shared pointers.
 func TestConfusionMutatingACachedObject(t *testing.T) {
@@ -29,7 +33,9 @@ func TestConfusionMutatingACachedObject(t *testing.T) {
 		srv := newServer(t, fakeapi.Options{})
 		cms := srv.Resource(cmGVR).Namespace("ns")
 		create(t, cms, configMap("ns", "a", "1"))
-		inf := informer.NewSharedIndexInformer(cms, exampleConfigMap(), 0, nil, informer.WithLogger(quiet))
+		detected := make(chan informer.CacheMutation, 10)
+		inf := informer.NewSharedIndexInformer(cms, exampleConfigMap(), 0, nil, informer.WithLogger(quiet),
+			informer.WithCacheMutationDetector(func(m informer.CacheMutation) { detected <- m }))
 		var mu sync.Mutex
 		var oldLabels []map[string]string
 		startInformer(t, inf, informer.ResourceEventHandlerFuncs{
@@ -63,6 +69,13 @@ func TestConfusionMutatingACachedObject(t *testing.T) {
 		assert.Equal(t, []map[string]string{{"touched": "by-mistake"}}, oldLabels,
 			"the handler's old object has a label nobody ever wrote")
 		mu.Unlock()
+		time.Sleep(time.Second) // the detector compares every second
+		synctest.Wait()
+		require.Len(t, detected, 1, "the detector reports the mutation once")
+		report := <-detected
+		assert.Equal(t, "ns/a", report.Key)
+		assert.Contains(t, report.Diff, "+  \"labels\": {\n+   \"touched\": \"by-mistake\"\n+  },\n",
+			"the diff shows the stray change against the state the informer cached")
 
 		cached, err := lister.Namespace("ns").Get("a")
 		require.NoError(t, err)
@@ -72,5 +85,8 @@ func TestConfusionMutatingACachedObject(t *testing.T) {
 		require.NoError(t, err)
 		t.Logf("3. The same change on a DeepCopy: the copy has %v, the cache still has %v", copied.GetLabels(), again.GetLabels())
 		assert.Empty(t, again.GetLabels(), "a change to a DeepCopy stays in the copy")
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		assert.Empty(t, detected, "and the detector has nothing to say")
 	})
 }

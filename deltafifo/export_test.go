@@ -56,3 +56,6 @@ func SetBatchSize(f *RealFIFO, n int) {
 	defer f.mu.Unlock()
 	f.batchSize = n
 }
+
+// IsAtomic reports whether f runs in atomic mode (Options.AtomicEvents).
+func IsAtomic(f *RealFIFO) bool { return f.atomic }

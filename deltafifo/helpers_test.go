@@ -172,10 +172,13 @@ func popOne(t *testing.T, q deltafifo.Queue, store *knownStore) popped {
 
 // kindOf names a queue's design for log lines.
 func kindOf(q deltafifo.Queue) string {
-	switch q.(type) {
+	switch q := q.(type) {
 	case *deltafifo.DeltaFIFO:
 		return "DeltaFIFO"
 	case *deltafifo.RealFIFO:
+		if deltafifo.IsAtomic(q) {
+			return "AtomicFIFO"
+		}
 		return "RealFIFO "
 	}
 	return fmt.Sprintf("%T", q)

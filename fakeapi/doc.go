@@ -45,6 +45,13 @@
 // per watch (watch.go). A watch whose queue fills up is cut off, never
 // blocking writers; it must re-watch, like a client of the real server.
 //
+// Schemas come from Go types: fakeapi's models of its built-in kinds,
+// [ResourceInfo].Object, or Options.Scheme. From them the server publishes
+// OpenAPI v3 documents (openapi.go; kubectl validates and explains with
+// them), applies strategic merge patches by their merge keys
+// (strategic_patch.go) and, when a request asks with fieldValidation, finds
+// fields the type does not have (field_validation.go).
+//
 // # Fault injection
 //
 // Each fault is a method, logged through Options.Logger and counted in
@@ -84,15 +91,20 @@
 //
 // # Differences from a real kube-apiserver
 //
-//   - No admission, RBAC, defaulting, schema validation, server-side apply,
-//     dry run, field managers, protobuf or CBOR.
+//   - No admission, RBAC, defaulting, server-side apply, dry run, field
+//     managers, protobuf or CBOR. Schemas come from Go types (openapi.go):
+//     fieldValidation finds unknown fields, not values of the wrong type,
+//     and a request without fieldValidation is not checked (a real server
+//     warns).
 //   - Namespaces are not enforced: objects can be created in a namespace
 //     that does not exist, and deleting a namespace does not delete its
 //     contents.
 //   - The garbage collector runs synchronously right after the owner's
 //     deletion; Foreground propagation is treated as Background.
-//   - A strategic merge patch is applied as a JSON merge patch (lists are
-//     replaced, not merged by key).
+//   - A strategic merge patch follows the resource's Go type; a resource
+//     without one refuses it (415). A real server refuses it for custom
+//     resources only, and drops fields its types do not have, where fakeapi
+//     stores them.
 //   - A watch from a resourceVersion ahead of the server fails at once (ERROR
 //     504) instead of waiting up to 3 s for the server to catch up.
 //

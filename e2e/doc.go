@@ -19,7 +19,8 @@
 //     and polls /readyz until it answers (with a deadline, never a fixed
 //     sleep). The test's cleanup sends SIGTERM and requires a clean exit.
 //  3. kubectl runs with that kubeconfig and a fresh --cache-dir per test.
-//     create -f uses --validate=false: fakeapi serves no OpenAPI document.
+//     No --validate=false: fakeapi serves OpenAPI v3, and kubectl leaves
+//     field validation to it (fieldValidation=Strict).
 //  4. client-go clients use rest.Config{Host, BearerToken, ContentType:
 //     "application/json"}: fakeapi speaks JSON only, and client-go's typed
 //     clientsets otherwise send protobuf.

@@ -119,7 +119,7 @@ func (c *ResourceClient) UpdateStatus(ctx context.Context, obj runtime.Object, o
 	})
 }
 
-// Patch applies a merge, strategic-merge (as merge) or JSON patch.
+// Patch applies a merge, strategic merge (by the resource's Go type) or JSON patch.
 func (c *ResourceClient) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (runtime.Object, error) {
 	r, err := c.start(ctx, "patch")
 	if err != nil {

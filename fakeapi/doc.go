@@ -49,6 +49,13 @@
 // per watch (watch.go). A watch whose queue fills up is cut off, never
 // blocking writers; it must re-watch, like a client of the real server.
 //
+// Schemas come from Go types: fakeapi's models of its built-in kinds,
+// [ResourceInfo].Object, or Options.Scheme. From them the server publishes
+// OpenAPI v3 documents (openapi.go; kubectl validates and explains with
+// them), applies strategic merge patches by their merge keys
+// (strategic_patch.go) and, when a request asks with fieldValidation, finds
+// fields the type does not have (field_validation.go).
+//
 // # Fault injection
 //
 // Each fault is a method, logged through Options.Logger and counted in
@@ -93,13 +100,17 @@
 //     Options.Scheme registers for a kind, and covers field types only (a
 //     string where an integer belongs is 422 Invalid, as on the real
 //     server); kinds the Scheme does not know are not validated.
+//     fieldValidation finds unknown fields (schemas from Go types,
+//     openapi.go); a request without it is not checked for them.
 //   - Namespaces are not enforced: objects can be created in a namespace
 //     that does not exist, and deleting a namespace does not delete its
 //     contents.
 //   - The garbage collector runs synchronously right after the owner's
 //     deletion; Foreground propagation is treated as Background.
-//   - A strategic merge patch is applied as a JSON merge patch (lists are
-//     replaced, not merged by key).
+//   - A strategic merge patch follows the resource's Go type; a resource
+//     without one refuses it (415). A real server refuses it for custom
+//     resources only, and drops fields its types do not have, where fakeapi
+//     stores them.
 //   - A streaming list (sendInitialEvents) from a resourceVersion ahead of
 //     the server fails at once (ERROR 504) instead of waiting up to 3 s for
 //     the server to catch up. A plain watch from such a version waits, as

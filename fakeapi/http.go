@@ -18,6 +18,7 @@ import (
 //	/api, /apis, /api/v1, /apis/{group}[/{version}]   discovery
 //	/api/v1/..., /apis/{group}/{version}/...          resources (list, watch, get, create,
 //	                                                  update, status, patch, delete, deletecollection)
+//	/openapi/v3[/api/v1 | /apis/{group}/{version}]    OpenAPI v3 (http_openapi.go)
 //	/version, /healthz, /livez, /readyz               unauthenticated
 //	/admin/faults[/...], /admin/silent/...            fault injection (http_admin.go)
 //
@@ -72,6 +73,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(rec, r, segs, false)
 	case segs[0] == "admin":
 		s.serveAdmin(rec, r, segs[1:])
+	case segs[0] == "openapi":
+		s.serveOpenAPI(rec, r, segs[1:])
 	default:
 		writeError(rec, errNotFoundPath())
 	}

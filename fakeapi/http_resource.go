@@ -233,18 +233,19 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, ri requestIn
 		return err
 	}
 	var dryRun []string
+	var fieldValidation string
 	if verb == "create" {
 		var opts metav1.CreateOptions
 		if err := decodeQuery(r.URL.Query(), &opts); err != nil {
 			return err
 		}
-		dryRun = opts.DryRun
+		dryRun, fieldValidation = opts.DryRun, opts.FieldValidation
 	} else {
 		var opts metav1.UpdateOptions
 		if err := decodeQuery(r.URL.Query(), &opts); err != nil {
 			return err
 		}
-		dryRun = opts.DryRun
+		dryRun, fieldValidation = opts.DryRun, opts.FieldValidation
 	}
 	if err := checkDryRun(dryRun); err != nil {
 		return err
@@ -258,6 +259,9 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, ri requestIn
 	}
 	u, err := decodeObject(data)
 	if err != nil {
+		return err
+	}
+	if err := checkFields(w, ri.res, fieldValidation, u.Object); err != nil {
 		return err
 	}
 	if verb == "create" {
@@ -299,6 +303,9 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, ri requestIn
 		return err
 	}
 	if err := s.begin(r.Context(), "patch"); err != nil {
+		return err
+	}
+	if err := checkPatchFields(w, ri.res, opts.FieldValidation, types.PatchType(mt), data); err != nil {
 		return err
 	}
 	o, err := s.patch(ri.res, ri.ns, ri.name, types.PatchType(mt), data, ri.subresource == "status", ri.silent)

@@ -3,7 +3,6 @@ package fakeapi
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,7 +17,7 @@ import (
 // nothing is a no-op, and /status patches change only status.
 //
 //	application/merge-patch+json            RFC 7386, below
-//	application/strategic-merge-patch+json  applied as a merge patch (lists are replaced, not merged by key)
+//	application/strategic-merge-patch+json  by the Go type's merge rules (strategic_patch.go); 415 without a Go type
 //	application/json-patch+json             RFC 6902, jsonpatch.go
 //	application/apply-patch+yaml            415: server-side apply is not modelled
 
@@ -43,34 +42,6 @@ func mergePatch(target, patch any) any {
 	return tm
 }
 
-// stripStrategicDirectives removes the strategic-merge-patch directives a
-// merge patch can ignore ($setElementOrder/..., $retainKeys) and rejects the
-// ones that change the meaning of the patch.
-func stripStrategicDirectives(v any) error {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, child := range x {
-			switch {
-			case strings.HasPrefix(k, "$setElementOrder/"), k == "$retainKeys":
-				delete(x, k)
-				continue
-			case strings.HasPrefix(k, "$"):
-				return apierrors.NewBadRequest(fmt.Sprintf("fakeapi: strategic merge patch directive %q is not supported; send a merge patch (application/merge-patch+json)", k))
-			}
-			if err := stripStrategicDirectives(child); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for _, child := range x {
-			if err := stripStrategicDirectives(child); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // patch applies a patch of type pt to the stored object (or its status).
 func (s *Server) patch(r *resource, ns, name string, pt types.PatchType, data []byte, status, silent bool) (*unstructured.Unstructured, error) {
 	if status && !r.info.HasStatus {
@@ -81,7 +52,7 @@ func (s *Server) patch(r *resource, ns, name string, pt types.PatchType, data []
 	} else if ns == "" {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s is namespaced: a namespace is required", r.info.GVR.Resource))
 	}
-	apply, err := patcher(pt, data)
+	apply, err := patcher(r, pt, data)
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +86,10 @@ func (s *Server) patch(r *resource, ns, name string, pt types.PatchType, data []
 	return s.updateLocked(r, old, nu, status, silent)
 }
 
-// patcher parses a patch and returns the function that applies it.
-func patcher(pt types.PatchType, data []byte) (func(doc any) (any, error), error) {
+// patcher parses a patch for r and returns the function that applies it.
+func patcher(r *resource, pt types.PatchType, data []byte) (func(doc any) (any, error), error) {
 	switch pt {
-	case types.MergePatchType, types.StrategicMergePatchType:
+	case types.MergePatchType:
 		var p any
 		if err := utiljson.Unmarshal(data, &p); err != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
@@ -126,12 +97,9 @@ func patcher(pt types.PatchType, data []byte) (func(doc any) (any, error), error
 		if _, ok := p.(map[string]any); !ok {
 			return nil, apierrors.NewBadRequest("fakeapi: a merge patch must be a JSON object")
 		}
-		if pt == types.StrategicMergePatchType {
-			if err := stripStrategicDirectives(p); err != nil {
-				return nil, err
-			}
-		}
 		return func(doc any) (any, error) { return mergePatch(doc, p), nil }, nil
+	case types.StrategicMergePatchType:
+		return strategicPatcher(r.model, r.gr().String(), data)
 	case types.JSONPatchType:
 		ops, err := parseJSONPatch(data)
 		if err != nil {

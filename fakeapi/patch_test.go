@@ -29,13 +29,13 @@ func TestPatchTypes(t *testing.T) {
 			assert.Equal(t, map[string]string{"a": "b"}, u.GetLabels())
 			assert.Equal(t, map[string]any{"n": "1"}, u.Object["data"])
 		}},
-		{"strategic as merge", types.StrategicMergePatchType, `{"metadata":{"labels":{"a":"b"}},"$setElementOrder/x":[]}`, func(t *testing.T, u *unstructured.Unstructured, err error) {
+		{"strategic", types.StrategicMergePatchType, `{"metadata":{"labels":{"a":"b"}},"data":{"k":null,"n":"1"}}`, func(t *testing.T, u *unstructured.Unstructured, err error) {
 			require.NoError(t, err)
 			assert.Equal(t, map[string]string{"a": "b"}, u.GetLabels())
-			assert.NotContains(t, u.Object, "$setElementOrder/x")
+			assert.Equal(t, map[string]any{"n": "1"}, u.Object["data"])
 		}},
-		{"strategic delete directive", types.StrategicMergePatchType, `{"data":{"$patch":"delete"}}`, func(t *testing.T, _ *unstructured.Unstructured, err error) {
-			assert.True(t, apierrors.IsBadRequest(err), "got %v", err)
+		{"strategic unknown directive", types.StrategicMergePatchType, `{"data":{"$patch":"bogus"}}`, func(t *testing.T, _ *unstructured.Unstructured, err error) {
+			assert.True(t, apierrors.IsInvalid(err), "got %v", err)
 		}},
 		{"json patch", types.JSONPatchType, `[{"op":"replace","path":"/data/k","value":"w"}]`, func(t *testing.T, u *unstructured.Unstructured, err error) {
 			require.NoError(t, err)

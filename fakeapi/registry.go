@@ -2,9 +2,11 @@ package fakeapi
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -26,6 +28,17 @@ type ResourceInfo struct {
 	HasStatus bool
 	// ShortNames are shown in discovery (kubectl get cm).
 	ShortNames []string
+	// Object is an empty object of the Go type the resource's objects
+	// decode into (&samplecontroller.Foo{}). From its fields the server
+	// derives the resource's OpenAPI schema (served at /openapi/v3, for
+	// kubectl's validation and kubectl explain), applies strategic merge
+	// patches by its patchStrategy and patchMergeKey tags, and finds
+	// unknown fields (fieldValidation=Strict). Nil: the type in
+	// Options.Scheme for Kind, if any; for the built-in kinds, fakeapi's
+	// own model; otherwise the resource is schemaless: its schema accepts
+	// any fields and strategic merge patches are refused (415), as a real
+	// server does for a custom resource.
+	Object runtime.Object
 }
 
 var builtinResources = []ResourceInfo{
@@ -38,6 +51,9 @@ var builtinResources = []ResourceInfo{
 // resource is a registered resource and its objects.
 type resource struct {
 	info ResourceInfo
+	// model is the Go type of the resource's objects (ResourceInfo.Object);
+	// nil for a schemaless resource. Set at Register, never changed.
+	model reflect.Type
 	// items maps "namespace/name" (or "name") to the stored object.
 	// Guarded by Server.mu; the objects themselves are immutable.
 	items map[string]*unstructured.Unstructured
@@ -100,8 +116,35 @@ func (s *Server) Register(info ResourceInfo) error {
 	if _, ok := s.resources[info.GVR]; ok {
 		return fmt.Errorf("fakeapi: register %v: already registered", info.GVR)
 	}
-	s.resources[info.GVR] = &resource{info: info, items: make(map[string]*unstructured.Unstructured)}
+	s.resources[info.GVR] = &resource{info: info, model: s.modelOf(info), items: make(map[string]*unstructured.Unstructured)}
 	return nil
+}
+
+// modelOf finds the Go type of a resource's objects: ResourceInfo.Object,
+// else the type Options.Scheme has for the Kind, else fakeapi's model of a
+// built-in kind, else none.
+func (s *Server) modelOf(info ResourceInfo) reflect.Type {
+	gvk := info.GVR.GroupVersion().WithKind(info.Kind)
+	var t reflect.Type
+	switch {
+	case info.Object != nil:
+		t = reflect.TypeOf(info.Object)
+	case s.opts.Scheme != nil && s.opts.Scheme.Recognizes(gvk):
+		obj, err := s.opts.Scheme.New(gvk)
+		if err != nil {
+			return builtinModels[gvk]
+		}
+		t = reflect.TypeOf(obj)
+	default:
+		return builtinModels[gvk]
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	return t
 }
 
 // Resources returns the registered resources, in no particular order.

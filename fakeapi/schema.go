@@ -7,7 +7,6 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -95,7 +94,7 @@ func checkValue(path *field.Path, v any, t reflect.Type, errs *field.ErrorList) 
 		}
 		for _, f := range jsonFields(t) {
 			if fv, present := m[f.name]; present {
-				checkValue(path.Child(f.name), fv, f.typ, errs)
+				checkValue(path.Child(f.name), fv, f.field.Type, errs)
 			}
 		}
 		return
@@ -155,43 +154,6 @@ func checkValue(path *field.Path, v any, t reflect.Type, errs *field.ErrorList) 
 	}
 	got := jsonType(v)
 	*errs = append(*errs, field.Invalid(path, got, fmt.Sprintf("%s in body must be of type %s: %q", pathText(path), want, got)))
-}
-
-// jsonField is one field of a struct as encoding/json sees it.
-type jsonField struct {
-	name string
-	typ  reflect.Type
-}
-
-// jsonFields lists the JSON fields of struct type t, with the fields of
-// embedded structs without a JSON name (metav1.TypeMeta, `json:",inline"`)
-// promoted, as encoding/json does.
-func jsonFields(t reflect.Type) []jsonField {
-	var out []jsonField
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		ft := f.Type
-		for ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-			out = append(out, jsonFields(ft)...)
-			continue
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out = append(out, jsonField{name: name, typ: f.Type})
-	}
-	return out
 }
 
 // schemaType names the JSON type a Go type asks for, as an OpenAPI schema

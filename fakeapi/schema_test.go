@@ -51,18 +51,18 @@ func (g *Gadget) DeepCopyObject() runtime.Object { c := *g; return &c }
 
 func (l *GadgetList) DeepCopyObject() runtime.Object { c := *l; return &c }
 
-var gadgets = schema.GroupVersionResource{Group: "demo.informerlab.io", Version: "v1", Resource: "gadgets"}
+var typedGadgets = schema.GroupVersionResource{Group: "demo.informerlab.io", Version: "v1", Resource: "gadgets"}
 
 func gadgetServer(t *testing.T) *fakeapi.Server {
 	t.Helper()
 	scheme := runtime.NewScheme()
-	scheme.AddKnownTypes(gadgets.GroupVersion(), &Gadget{}, &GadgetList{})
+	scheme.AddKnownTypes(typedGadgets.GroupVersion(), &Gadget{}, &GadgetList{})
 	s := newServer(t, fakeapi.Options{Scheme: scheme})
-	require.NoError(t, s.Register(fakeapi.ResourceInfo{GVR: gadgets, Kind: "Gadget", Namespaced: true, HasStatus: true}))
+	require.NoError(t, s.Register(fakeapi.ResourceInfo{GVR: typedGadgets, Kind: "Gadget", Namespaced: true, HasStatus: true}))
 	return s
 }
 
-func gadget(name string, spec map[string]any) *unstructured.Unstructured {
+func newGadget(name string, spec map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "demo.informerlab.io/v1", "kind": "Gadget",
 		"metadata": map[string]any{"name": name, "namespace": "default"},
@@ -107,9 +107,9 @@ func TestSchemaRefusesFieldsOfTheWrongType(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := gadgetServer(t)
-			gs := s.Resource(gadgets).Namespace("default")
+			gs := s.Resource(typedGadgets).Namespace("default")
 
-			_, err := gs.Create(context.Background(), gadget("g", tc.spec), metav1.CreateOptions{})
+			_, err := gs.Create(context.Background(), newGadget("g", tc.spec), metav1.CreateOptions{})
 
 			if tc.want == nil {
 				require.NoError(t, err)

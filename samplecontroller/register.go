@@ -29,15 +29,17 @@ var (
 
 // FooResource and DeploymentResource describe the two resources for
 // fakeapi.Server.Register: both namespaced, both with a status subresource,
-// like the Foo CRD and the real Deployment.
+// like the Foo CRD and the real Deployment. Their Go types give fakeapi
+// their OpenAPI schemas (kubectl explain foo.spec), their strategic merge
+// patch rules and their known fields (kubectl create -f with validation).
 var (
 	FooResource = fakeapi.ResourceInfo{
 		GVR: FoosGVR, Kind: "Foo", ListKind: "FooList", Singular: "foo",
-		Namespaced: true, HasStatus: true,
+		Namespaced: true, HasStatus: true, Object: &Foo{},
 	}
 	DeploymentResource = fakeapi.ResourceInfo{
 		GVR: DeploymentsGVR, Kind: "Deployment", ListKind: "DeploymentList", Singular: "deployment",
-		Namespaced: true, HasStatus: true, ShortNames: []string{"deploy"},
+		Namespaced: true, HasStatus: true, ShortNames: []string{"deploy"}, Object: &Deployment{},
 	}
 )
 

@@ -41,11 +41,12 @@ type PodTemplateSpec struct {
 	Spec PodSpec `json:"spec,omitempty"`
 }
 
-// PodSpec lists a pod's containers.
+// PodSpec lists a pod's containers. As in the real type, a strategic
+// merge patch merges containers by name.
 //
 // client-go: k8s.io/api/core/v1.PodSpec (a subset).
 type PodSpec struct {
-	Containers []Container `json:"containers"`
+	Containers []Container `json:"containers" patchStrategy:"merge" patchMergeKey:"name"`
 }
 
 // Container is one container of a pod: a name and an image.

@@ -31,12 +31,14 @@
 //
 //	go run ./cmd/fakeapi --write-kubeconfig /tmp/fakeapi.kubeconfig
 //	kubectl --kubeconfig /tmp/fakeapi.kubeconfig --cache-dir /tmp/kubectl-cache get configmaps -w
-//	kubectl --kubeconfig /tmp/fakeapi.kubeconfig create --validate=false -f configmap.yaml
+//	kubectl --kubeconfig /tmp/fakeapi.kubeconfig apply -f configmap.yaml
+//	kubectl --kubeconfig /tmp/fakeapi.kubeconfig explain configmap.data
 //	curl -X POST http://127.0.0.1:8080/admin/faults/compact
 //	curl -X POST http://127.0.0.1:8080/admin/faults/close-watches
 //
-// kubectl needs --validate=false for create -f and apply -f because fakeapi
-// serves no OpenAPI schema. kubectl, like every client client-go builds from
+// fakeapi serves OpenAPI v3 documents, so kubectl validates create -f and
+// apply -f (the server checks fields, fieldValidation=Strict) and explains
+// kinds as against a real server. kubectl, like every client client-go builds from
 // a kubeconfig, sends a bearer token only to an https server: --token is
 // meant to be used with --tls. The fault endpoints under /admin/ are described
 // in docs/fakeapi.md.

@@ -44,8 +44,8 @@ func Example_help() {
 	//   fakeapi --write-kubeconfig /tmp/fakeapi.kubeconfig
 	//   kubectl --kubeconfig /tmp/fakeapi.kubeconfig get configmaps -w
 	//
-	//   # kubectl create -f needs --validate=false (fakeapi serves no OpenAPI):
-	//   kubectl --kubeconfig /tmp/fakeapi.kubeconfig create --validate=false -f cm.yaml
+	//   # kubectl validates against the OpenAPI documents fakeapi serves:
+	//   kubectl --kubeconfig /tmp/fakeapi.kubeconfig apply -f cm.yaml
 	//
 	//   # https and a token, a free port, a tiny history so 410s come fast:
 	//   fakeapi --addr 127.0.0.1:0 --tls --token s3cret --history 10 --write-kubeconfig kc.yaml

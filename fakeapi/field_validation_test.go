@@ -1,0 +1,110 @@
+package fakeapi_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/informerlab/informerlab/fakeapi"
+)
+
+const typoConfigMap = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"typo","labelz":{"a":"b"}},"data":{"k":"v"},"datta":{"k":"v"}}`
+
+// TestFieldValidationStrictRefusesUnknownFields: with fieldValidation=Strict
+// (what kubectl create -f and apply -f send) a create naming fields the kind
+// does not have fails with the real server's message, listing each field by
+// its path, and nothing is stored; a correct object is created.
+// Diagram: API. client-go: metav1.CreateOptions.FieldValidation (kubectl --validate=strict).
+func TestFieldValidationStrictRefusesUnknownFields(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	ts := httpServer(t, s)
+
+	resp, data := do(t, ts, "POST", cmPath+"?fieldValidation=Strict", typoConfigMap, "Content-Type", "application/json")
+	ok, okData := do(t, ts, "POST", cmPath+"?fieldValidation=Strict", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fine"},"data":{"k":"v"}}`,
+		"Content-Type", "application/json")
+
+	st := requireStatus(t, resp, data, http.StatusBadRequest, metav1.StatusReasonBadRequest)
+	assert.Equal(t, `strict decoding error: unknown field "datta", unknown field "metadata.labelz"`, st.Message)
+	assert.Equal(t, http.StatusCreated, ok.StatusCode, string(okData))
+	_, err := s.Resource(configMaps).Namespace("default").Get(t.Context(), "typo", metav1.GetOptions{})
+	assert.Error(t, err, "nothing stored")
+}
+
+// TestFieldValidationWarnIgnoreAndTheDefault: Warn stores the object and
+// says what it did not know in Warning headers (kubectl prints them);
+// Ignore and a request without the parameter check nothing; any other
+// value is a bad request.
+// Diagram: API. client-go: rest.WarningHandler (Warning headers).
+func TestFieldValidationWarnIgnoreAndTheDefault(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	ts := httpServer(t, s)
+	body := func(name string) string {
+		return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `"},"datta":{}}`
+	}
+
+	warn, _ := do(t, ts, "POST", cmPath+"?fieldValidation=Warn", body("w"), "Content-Type", "application/json")
+	ignore, _ := do(t, ts, "POST", cmPath+"?fieldValidation=Ignore", body("i"), "Content-Type", "application/json")
+	none, _ := do(t, ts, "POST", cmPath, body("n"), "Content-Type", "application/json")
+	bad, badData := do(t, ts, "POST", cmPath+"?fieldValidation=Loud", body("b"), "Content-Type", "application/json")
+
+	assert.Equal(t, http.StatusCreated, warn.StatusCode)
+	assert.Equal(t, []string{`299 - "unknown field \"datta\""`}, warn.Header.Values("Warning"))
+	assert.Equal(t, http.StatusCreated, ignore.StatusCode)
+	assert.Empty(t, ignore.Header.Values("Warning"))
+	assert.Equal(t, http.StatusCreated, none.StatusCode)
+	assert.Empty(t, none.Header.Values("Warning"))
+	st := requireStatus(t, bad, badData, http.StatusBadRequest, metav1.StatusReasonBadRequest)
+	assert.Contains(t, st.Message, `fieldValidation must be one of "Ignore", "Warn" or "Strict", not "Loud"`)
+}
+
+// TestFieldValidationOfPatchesAndUpdates: a merge or strategic merge patch
+// is checked in the object's shape (strategic directives are not fields),
+// and so is an update; elements of lists are named by index.
+// Diagram: API. client-go: metav1.PatchOptions.FieldValidation, UpdateOptions.FieldValidation.
+func TestFieldValidationOfPatchesAndUpdates(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	registerGadgets(t, s)
+	ts := httpServer(t, s)
+	path := "/apis/toys.informerlab.io/v1/namespaces/default/gadgets"
+	created, data := do(t, ts, "POST", path+"?fieldValidation=Strict",
+		`{"apiVersion":"toys.informerlab.io/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"colour":"red","parts":[{"name":"wheel"}]}}`,
+		"Content-Type", "application/json")
+	require.Equal(t, http.StatusCreated, created.StatusCode, string(data))
+
+	smp, smpData := do(t, ts, "PATCH", path+"/g?fieldValidation=Strict",
+		`{"spec":{"$setElementOrder/parts":[{"name":"wheel"}],"parts":[{"name":"wheel","cuont":2}]}}`,
+		"Content-Type", "application/strategic-merge-patch+json")
+	merge, mergeData := do(t, ts, "PATCH", path+"/g?fieldValidation=Strict", `{"spec":{"color":"blue"}}`,
+		"Content-Type", "application/merge-patch+json")
+	good, goodData := do(t, ts, "PATCH", path+"/g?fieldValidation=Strict", `{"spec":{"colour":"blue"}}`,
+		"Content-Type", "application/merge-patch+json")
+	update, updateData := do(t, ts, "PUT", path+"/g?fieldValidation=Strict",
+		`{"apiVersion":"toys.informerlab.io/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"colour":"red","shape":"round"}}`,
+		"Content-Type", "application/json")
+
+	assert.Equal(t, `strict decoding error: unknown field "spec.parts[0].cuont"`,
+		requireStatus(t, smp, smpData, http.StatusBadRequest, metav1.StatusReasonBadRequest).Message)
+	assert.Equal(t, `strict decoding error: unknown field "spec.color"`,
+		requireStatus(t, merge, mergeData, http.StatusBadRequest, metav1.StatusReasonBadRequest).Message)
+	assert.Equal(t, http.StatusOK, good.StatusCode, string(goodData))
+	assert.Equal(t, `strict decoding error: unknown field "spec.shape"`,
+		requireStatus(t, update, updateData, http.StatusBadRequest, metav1.StatusReasonBadRequest).Message)
+}
+
+// TestFieldValidationLetsASchemalessResourceTakeAnyField: a resource
+// without a Go type has no list of fields to check against.
+// Diagram: API. client-go: none (a CRD with x-kubernetes-preserve-unknown-fields).
+func TestFieldValidationLetsASchemalessResourceTakeAnyField(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	require.NoError(t, s.Register(fakeapi.ResourceInfo{GVR: widgets, Kind: "Widget", Namespaced: true}))
+	ts := httpServer(t, s)
+
+	resp, data := do(t, ts, "POST", "/apis/demo.informerlab.io/v1/namespaces/default/widgets?fieldValidation=Strict",
+		`{"apiVersion":"demo.informerlab.io/v1","kind":"Widget","metadata":{"name":"w"},"anything":{"goes":true}}`,
+		"Content-Type", "application/json")
+
+	assert.Equal(t, http.StatusCreated, resp.StatusCode, string(data))
+}

@@ -132,3 +132,63 @@ func ExampleRealFIFO() {
 	// pop: Updated web@4 (initial list: false)
 	// synced: true
 }
+
+// The same events through an atomic RealFIFO (client-go's default since
+// 1.36): the list is one ReplacedAll delta, which the consumer applies to its
+// store in one step before telling anyone; watch events follow one by one.
+func ExampleRealFIFO_atomic() {
+	q := deltafifo.NewRealFIFO(deltafifo.Options{AtomicEvents: true})
+
+	_ = q.Replace([]any{pod("web", "1"), pod("db", "1")}, "1")
+	_ = q.Update(pod("web", "2"))
+	_ = q.Resync()
+
+	for range 3 {
+		_, _ = q.Pop(func(deltas deltafifo.Deltas, isInInitialList bool) error {
+			d := deltas.Newest()
+			switch info := d.Object.(type) {
+			case deltafifo.ReplacedAllInfo:
+				fmt.Printf("pop: ReplacedAll at resourceVersion %s, %d objects (initial list: %v)\n",
+					info.ResourceVersion, len(info.Objects), isInInitialList)
+			case deltafifo.SyncAllInfo:
+				fmt.Println("pop: SyncAll: re-deliver the whole store")
+			default:
+				fmt.Printf("pop: %s (initial list: %v)\n", describe(*d), isInInitialList)
+			}
+			return nil
+		})
+	}
+	fmt.Println("synced:", q.HasSynced())
+	// Output:
+	// pop: ReplacedAll at resourceVersion 1, 2 objects (initial list: true)
+	// pop: Updated web@2 (initial list: false)
+	// pop: SyncAll: re-deliver the whole store
+	// synced: true
+}
+
+// PopBatch hands out a run of deltas for distinct objects in one call, for
+// the consumer to apply under one store lock; a second delta for an object
+// already in the run starts the next batch.
+func ExampleRealFIFO_PopBatch() {
+	q := deltafifo.NewRealFIFO(deltafifo.Options{AtomicEvents: true})
+	_ = q.Add(pod("web", "1"))
+	_ = q.Add(pod("db", "2"))
+	_ = q.Update(pod("web", "3"))
+
+	for range 2 {
+		_ = q.PopBatch(func(batch []deltafifo.Delta, _ bool) error {
+			fmt.Printf("batch of %d:", len(batch))
+			for _, d := range batch {
+				fmt.Printf(" %s;", describe(d))
+			}
+			fmt.Println()
+			return nil
+		}, func(deltas deltafifo.Deltas, _ bool) error {
+			fmt.Println("single:", describe(deltas[0]))
+			return nil
+		})
+	}
+	// Output:
+	// batch of 2: Added web@1; Added db@2;
+	// single: Updated web@3
+}

@@ -19,8 +19,12 @@ import (
 )
 
 // shutdownTimeout bounds how long in-flight requests may take to finish
-// after SIGINT or SIGTERM.
-const shutdownTimeout = 5 * time.Second
+// after SIGINT or SIGTERM. It must exceed five seconds: http.Server.Shutdown
+// counts a connection a client opened but has not yet sent a request on (Go's
+// transport dials spare connections) as busy until it is five seconds old,
+// and with a 5 s bound such a connection made a clean shutdown fail now and
+// then.
+const shutdownTimeout = 10 * time.Second
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -242,6 +242,7 @@ func TestPriorityQueueShutDownHandsOutReadyItemsAndDropsWaitingOnes(t *testing.T
 
 		q.ShutDown()
 		q.Add("ns/after-shutdown")
+		synctest.Wait() // ShutDown signals the waiting loop; let it exit
 
 		assert.Equal(t, before, bubbleGoroutines(t))
 		requireInvariants(t, q)

@@ -4,16 +4,20 @@ import (
 	"regexp"
 	"runtime"
 	"testing"
+	"testing/synctest"
 )
 
 var bubbleOf = regexp.MustCompile(`(?m)^goroutine \d+ \[[^\n]*, synctest bubble (\d+)[\] ]`)
 
 // bubbleGoroutines counts the goroutines of the calling goroutine's synctest
-// bubble, the caller included. runtime.NumGoroutine counts the whole
-// process, where a goroutine another test left behind may end at any moment
-// and shift the count; a bubble holds only what this test started.
+// bubble, the caller included, once every other one is durably blocked (a
+// goroutine that is starting or exiting is counted either way, never half).
+// runtime.NumGoroutine counts the whole process, where a goroutine another
+// test left behind may end at any moment and shift the count; a bubble holds
+// only what this test started.
 func bubbleGoroutines(t *testing.T) int {
 	t.Helper()
+	synctest.Wait() // let goroutines that are starting or ending settle
 	own := bubbleOf.FindSubmatch(stacks(false))
 	if own == nil {
 		t.Fatal("bubbleGoroutines called outside a synctest bubble")

@@ -1,0 +1,216 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	clientfeatures "k8s.io/client-go/features"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/informerlab/informerlab/indexer"
+	"github.com/informerlab/informerlab/informer"
+)
+
+// The queue-mode benchmarks run each of the three queue designs in both
+// implementations: informerlab's informer.WithQueue against client-go's
+// informer with its feature gates set to the same design (a gate read when
+// the informer starts, so each sub-benchmark sets the gates, starts its
+// informers, and puts the gates back when they have stopped).
+//
+//	DeltaFIFO   InOrderInformers off
+//	RealFIFO    InOrderInformers on, AtomicFIFO off, batches on
+//	AtomicFIFO  InOrderInformers, AtomicFIFO, UnlockWhileProcessingFIFO and batches on
+//	            (client-go 1.36's default)
+
+var queueModes = []struct {
+	kind  informer.QueueKind
+	gates map[clientfeatures.Feature]bool
+}{
+	{informer.QueueDeltaFIFO, map[clientfeatures.Feature]bool{clientfeatures.InOrderInformers: false}},
+	{informer.QueueRealFIFO, map[clientfeatures.Feature]bool{
+		clientfeatures.InOrderInformers: true, clientfeatures.AtomicFIFO: false,
+		clientfeatures.UnlockWhileProcessingFIFO: false, clientfeatures.InOrderInformersBatchProcess: true}},
+	{informer.QueueAtomicFIFO, map[clientfeatures.Feature]bool{
+		clientfeatures.InOrderInformers: true, clientfeatures.AtomicFIFO: true,
+		clientfeatures.UnlockWhileProcessingFIFO: true, clientfeatures.InOrderInformersBatchProcess: true}},
+}
+
+// queueGates overrides some of client-go's feature gates: those in set, when
+// set is not nil. It is installed once (client-go logs a warning every time
+// its gates are replaced, which would garble the benchmark output) and then
+// switched from mode to mode.
+type queueGates struct {
+	clientfeatures.Gates
+	set *atomic.Pointer[map[clientfeatures.Feature]bool]
+}
+
+func (g queueGates) Enabled(f clientfeatures.Feature) bool {
+	if set := g.set.Load(); set != nil {
+		if on, ok := (*set)[f]; ok {
+			return on
+		}
+	}
+	return g.Gates.Enabled(f)
+}
+
+var (
+	installGates sync.Once
+	modeGates    atomic.Pointer[map[clientfeatures.Feature]bool]
+)
+
+// withQueueGates sets client-go's gates for one mode until restore is called.
+// The first call, made before any sub-benchmark starts, installs queueGates.
+func withQueueGates(set map[clientfeatures.Feature]bool) (restore func()) {
+	installGates.Do(func() {
+		clientfeatures.ReplaceFeatureGates(queueGates{Gates: clientfeatures.FeatureGates(), set: &modeGates})
+	})
+	modeGates.Store(&set)
+	return func() { modeGates.Store(nil) }
+}
+
+// modeImpls are the two implementations with the queue of one mode.
+func modeImpls(kind informer.QueueKind) []informerImpl {
+	return []informerImpl{
+		{"ours", func(b *testing.B, src *Source, h *recorder) runningInformer {
+			inf := informer.NewSharedIndexInformer(src, &metav1.PartialObjectMetadata{}, 0,
+				indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc},
+				informer.WithLogger(quiet), informer.WithQueue(kind))
+			if _, err := inf.AddEventHandler(h); err != nil {
+				b.Fatal(err)
+			}
+			stop := run(inf.Run)
+			return runningInformer{getByKey: inf.GetStore().GetByKey, keys: func() int { return len(inf.GetStore().ListKeys()) },
+				hasSynced: inf.HasSynced, stop: stop}
+		}},
+		{"clientgo", func(b *testing.B, src *Source, h *recorder) runningInformer {
+			inf := cache.NewSharedIndexInformer(clientgoSource{src}, &metav1.PartialObjectMetadata{}, 0,
+				cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+			if _, err := inf.AddEventHandler(h); err != nil {
+				b.Fatal(err)
+			}
+			stop := run(inf.RunWithContext)
+			return runningInformer{getByKey: inf.GetStore().GetByKey, keys: func() int { return len(inf.GetStore().ListKeys()) },
+				hasSynced: inf.HasSynced, stop: stop}
+		}},
+	}
+}
+
+// BenchmarkQueueModeThroughput is BenchmarkInformerThroughput for each
+// queue design: b.N watch updates over 1,000 synced objects through the
+// informer to one no-op handler, checked at the end.
+func BenchmarkQueueModeThroughput(b *testing.B) {
+	const objects = 1000
+	versions := [][]*metav1.PartialObjectMetadata{make([]*metav1.PartialObjectMetadata, objects), make([]*metav1.PartialObjectMetadata, objects)}
+	for v := range versions {
+		for i := range objects {
+			versions[v][i] = NewObject(i, v+2, 0)
+		}
+	}
+	withQueueGates(nil)() // install the gates before any output
+	for _, mode := range queueModes {
+		for _, impl := range modeImpls(mode.kind) {
+			b.Run(fmt.Sprintf("fifo=%s/impl=%s", mode.kind, impl.name), func(b *testing.B) {
+				restore := withQueueGates(mode.gates)
+				defer restore()
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				defer cancel()
+				src := NewSource(1024)
+				h := newRecorder(objects, b.N)
+				inf := startSynced(b, impl, src, h, objects)
+				defer inf.stop()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := range b.N {
+					obj := versions[(i/objects)%2][i%objects]
+					if err := src.Send(ctx, watch.Event{Type: watch.Modified, Object: obj}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				waitClosed(b, h.updated, 5*time.Minute, "every update handled")
+				b.StopTimer()
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+				if h.changed.Load() != int64(b.N) || h.deletes.Load() != 0 {
+					b.Fatalf("handler saw %d changed updates and %d deletes; want %d and 0", h.changed.Load(), h.deletes.Load(), b.N)
+				}
+				for i := range min(objects, b.N) {
+					last := (b.N-1-i)/objects*objects + i
+					checkRV(b, inf, i, versions[(last/objects)%2][i].ResourceVersion)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkQueueModeRelist10k is BenchmarkInformerRelist100k at 10,000
+// objects for each queue design: a synced informer lists again after a 410,
+// 10% of the objects changed; ns/op runs from the List call until the
+// handler has been told of everything the relist brought (a sentinel added
+// on the new watch arrives last). Each operation syncs a new informer first,
+// untimed.
+func BenchmarkQueueModeRelist10k(b *testing.B) {
+	n := 10_000
+	if smoke() {
+		n = 1000
+	}
+	withQueueGates(nil)()
+	for _, mode := range queueModes {
+		for _, impl := range modeImpls(mode.kind) {
+			b.Run(fmt.Sprintf("fifo=%s/impl=%s", mode.kind, impl.name), func(b *testing.B) {
+				restore := withQueueGates(mode.gates)
+				defer restore()
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+				defer cancel()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					b.StopTimer()
+					src := NewSource(1024)
+					h := newRecorder(n, 0)
+					inf := startSynced(b, impl, src, h, n)
+					src.SetList(NewList(n, 2, func(i int) int { return 1 + boolInt(i%10 == 0) }))
+					changed := h.changed.Load()
+					seen := h.expectSentinel(sentinelObject().Name)
+					if err := src.BreakWatch(ctx); err != nil {
+						b.Fatal(err)
+					}
+					select {
+					case <-src.Listed():
+					case <-ctx.Done():
+						b.Fatal("the informer did not list again")
+					}
+					b.StartTimer()
+
+					if err := src.WaitForWatch(ctx, 2); err != nil {
+						b.Fatal(err)
+					}
+					if err := src.Send(ctx, watch.Event{Type: watch.Added, Object: sentinelObject()}); err != nil {
+						b.Fatal(err)
+					}
+					waitClosed(b, seen, 5*time.Minute, "sentinel handled")
+
+					b.StopTimer()
+					if d := h.changed.Load() - changed; d != int64(n/10) {
+						b.Fatalf("relist: handler saw %d changed objects, want %d", d, n/10)
+					}
+					checkRV(b, inf, 0, "2")
+					checkRV(b, inf, 1, "1")
+					inf.stop()
+					b.StartTimer()
+				}
+			})
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -58,6 +60,9 @@ type convergenceInformer struct {
 func TestConvergenceUnderFaults(t *testing.T) {
 	const attempts = 5000 // about half succeed: the others hit a missing or existing name
 	seed := uint64(time.Now().UnixNano())
+	if s, err := strconv.ParseUint(os.Getenv("CONVERGENCE_SEED"), 10, 64); err == nil {
+		seed = s // replay a failed run: its seed is the first line it logged
+	}
 	t.Logf("seed %d", seed)
 	wallStart := time.Now()
 

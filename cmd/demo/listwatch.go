@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/informerlab/informerlab/internal/pipelineweb"
 	"github.com/informerlab/informerlab/reflector"
 )
 
@@ -56,7 +57,7 @@ func plural(kind string) string {
 // remember notes a delivered object: its kind, and in verbose mode the
 // object itself, returning the previous version (nil if none).
 func (l *narratedLW) remember(obj runtime.Object, deleted bool) runtime.Object {
-	key := objectKey(obj)
+	key := pipelineweb.ObjectKey(obj)
 	l.kinds.saw(l.kind, key)
 	if !l.n.verbose {
 		return nil
@@ -197,11 +198,11 @@ func (w *narratedWatch) deliver(ev watch.Event) {
 		w.lw.say("watch ERROR event: %s", errorText(apierrors.FromObject(ev.Object)))
 	case watch.Bookmark:
 		if w.lw.n.verbose {
-			w.lw.say("BOOKMARK rv %s", objectRV(ev.Object))
+			w.lw.say("BOOKMARK rv %s", pipelineweb.ObjectRV(ev.Object))
 		}
 	default:
 		prev := w.lw.remember(ev.Object, ev.Type == watch.Deleted)
-		w.lw.say("watch event %s %s rv %s", ev.Type, objectKey(ev.Object), objectRV(ev.Object))
+		w.lw.say("watch event %s %s rv %s", ev.Type, pipelineweb.ObjectKey(ev.Object), pipelineweb.ObjectRV(ev.Object))
 		if prev != nil && ev.Type == watch.Modified {
 			if d := diffObjects(prev, ev.Object); d != "" {
 				w.lw.n.detail(stageReflector, laneOf(w.lw.kind), "%s", d)
@@ -212,23 +213,4 @@ func (w *narratedWatch) deliver(ev watch.Event) {
 	case w.out <- ev:
 	case <-w.stopped:
 	}
-}
-
-func objectKey(obj any) string {
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return "<unknown>"
-	}
-	if acc.GetNamespace() == "" {
-		return acc.GetName()
-	}
-	return acc.GetNamespace() + "/" + acc.GetName()
-}
-
-func objectRV(obj any) string {
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return "?"
-	}
-	return acc.GetResourceVersion()
 }

@@ -273,7 +273,7 @@ func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 	lane := laneOf(kind)
 	switch {
 	case strings.HasPrefix(r.Message, "informer: step 2") && str("op") != "":
-		h.n.line(stageReflector, lane, tagFIFO, "%s: %s delta queued", obj, deltaName(str("op")))
+		h.n.line(stageReflector, lane, tagFIFO, "%s: %s delta queued", obj, pipelineweb.DeltaType(str("op")))
 	case strings.HasPrefix(r.Message, "informer: step 2"):
 		n, _ := strconv.Atoi(str("objects"))
 		kind := h.kinds.replaced(n, str("resourceVersion"))
@@ -296,7 +296,7 @@ func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
 		}
 		h.n.line(stageProcess, lane, tagPop, "%s: popped deltas [%s]%s", obj, strings.Join(types, " "), initial)
 	case strings.HasPrefix(r.Message, "informer: steps 4-5"):
-		h.n.line(stageProcess, lane, tagIndexer, "%s: %s in the cache", obj, cacheVerb(str("op")))
+		h.n.line(stageProcess, lane, tagIndexer, "%s: %s in the cache", obj, pipelineweb.CacheVerb(str("op")))
 	case strings.HasPrefix(r.Message, "informer: step 6"):
 		note := ""
 		if str("resync") == "true" {
@@ -354,30 +354,6 @@ func logText(msg string, attrs []slog.Attr) string {
 		b.WriteString(" (" + strings.Join(rest, ", ") + ")")
 	}
 	return b.String()
-}
-
-func deltaName(op string) string {
-	switch op {
-	case "add":
-		return "Added"
-	case "update":
-		return "Updated"
-	case "delete":
-		return "Deleted"
-	}
-	return op
-}
-
-func cacheVerb(op string) string {
-	switch op {
-	case "add":
-		return "added"
-	case "update":
-		return "updated"
-	case "delete":
-		return "deleted"
-	}
-	return op
 }
 
 func capitalize(s string) string {

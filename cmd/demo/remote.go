@@ -13,6 +13,7 @@ import (
 
 	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/internal/pipelineweb"
 	"github.com/informerlab/informerlab/reflector"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
@@ -83,16 +84,16 @@ func runRemote(ctx context.Context, o options, n *narrator, e env) error {
 		informer.WithLogger(slog.New(&traceHandler{n: n, kinds: kinds, dispatch: true})),
 		informer.WithReflectorOptions(reflector.Options{Name: kind}))
 	if _, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { n.step(tagHandler, "%s %s: handler called: OnAdd", kind, objectKey(obj)) },
+		AddFunc: func(obj any) { n.step(tagHandler, "%s %s: handler called: OnAdd", kind, pipelineweb.ObjectKey(obj)) },
 		UpdateFunc: func(old, obj any) {
-			n.step(tagHandler, "%s %s: handler called: OnUpdate (rv %s → %s)", kind, objectKey(obj), objectRV(old), objectRV(obj))
+			n.step(tagHandler, "%s %s: handler called: OnUpdate (rv %s → %s)", kind, pipelineweb.ObjectKey(obj), pipelineweb.ObjectRV(old), pipelineweb.ObjectRV(obj))
 			if n.verbose {
 				if d := diffObjects(old, obj); d != "" {
 					n.detail(stageHandler, 0, "%s", d)
 				}
 			}
 		},
-		DeleteFunc: func(obj any) { n.step(tagHandler, "%s %s: handler called: OnDelete", kind, objectKey(obj)) },
+		DeleteFunc: func(obj any) { n.step(tagHandler, "%s %s: handler called: OnDelete", kind, pipelineweb.ObjectKey(obj)) },
 	}); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/internal/pipelineweb"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -228,7 +229,7 @@ func (s *story) you(verb, kind, key string, do func() (runtime.Object, error)) e
 	}
 	rv := ""
 	if out != nil {
-		rv = " → rv " + objectRV(out)
+		rv = " → rv " + pipelineweb.ObjectRV(out)
 	}
 	s.n.line(stageStory, 0, tagWrite, "you: %s %s %s%s", verb, kind, key, rv)
 	return nil

@@ -248,7 +248,7 @@ func (r youResource) said(verb, name string, out runtime.Object, err error) {
 		e.Err = errorSummary(err)
 		text += " → " + e.Err
 	case out != nil:
-		e.RV = objectRV(out)
+		e.RV = pipelineweb.ObjectRV(out)
 		text += " → rv " + e.RV
 	}
 	e.Text = text
@@ -283,7 +283,7 @@ func (r youResource) Delete(ctx context.Context, name string, opts metav1.Delete
 }
 
 func objectName(obj runtime.Object) string {
-	key := objectKey(obj)
+	key := pipelineweb.ObjectKey(obj)
 	if _, name, ok := strings.Cut(key, "/"); ok {
 		return name
 	}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/internal/pipelineweb"
 	"github.com/informerlab/informerlab/reflector"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
@@ -169,7 +170,7 @@ func (r narratedResource) starting(verb string, obj runtime.Object, name string)
 	}
 	key := r.ns + "/" + name
 	if obj != nil {
-		key = objectKey(obj)
+		key = pipelineweb.ObjectKey(obj)
 	}
 	r.writes.start(r.gvr.Resource, verb, key)
 }
@@ -195,7 +196,7 @@ func (r narratedResource) UpdateStatus(ctx context.Context, obj runtime.Object, 
 	r.starting("update status", obj, "")
 	out, err := r.Resource.UpdateStatus(ctx, obj, opts)
 	if err == nil && out != nil && r.gvr == sc.FoosGVR {
-		r.writes.replaced(objectKey(out), objectRV(obj), objectRV(out))
+		r.writes.replaced(pipelineweb.ObjectKey(out), pipelineweb.ObjectRV(obj), pipelineweb.ObjectRV(out))
 	}
 	return r.noted("update status", out, err)
 }
@@ -212,14 +213,14 @@ func (r narratedResource) Patch(ctx context.Context, name string, pt types.Patch
 			} `json:"metadata"`
 		}
 		if json.Unmarshal(data, &p) == nil {
-			r.writes.replaced(objectKey(out), p.Metadata.ResourceVersion, objectRV(out))
+			r.writes.replaced(pipelineweb.ObjectKey(out), p.Metadata.ResourceVersion, pipelineweb.ObjectRV(out))
 		}
 		if acc, aerr := meta.Accessor(out); aerr == nil && acc.GetDeletionTimestamp() != nil && len(acc.GetFinalizers()) == 0 {
 			// The last finalizer went: the server deleted the Foo and,
 			// like a real one, answered with the version the patch replaced.
-			r.writes.deletedBy(objectKey(out), p.Metadata.ResourceVersion)
-			r.writes.note(r.gvr.Resource, "patch", objectKey(out), writeAnswer{text: fmt.Sprintf(
-				"the Foo is deleted (the answer carries rv %s, the version the patch replaced; the DELETED event gets a new one)", objectRV(out))})
+			r.writes.deletedBy(pipelineweb.ObjectKey(out), p.Metadata.ResourceVersion)
+			r.writes.note(r.gvr.Resource, "patch", pipelineweb.ObjectKey(out), writeAnswer{text: fmt.Sprintf(
+				"the Foo is deleted (the answer carries rv %s, the version the patch replaced; the DELETED event gets a new one)", pipelineweb.ObjectRV(out))})
 			return out, err
 		}
 	}
@@ -235,7 +236,7 @@ func (r narratedResource) Patch(ctx context.Context, name string, pt types.Patch
 
 func (r narratedResource) noted(verb string, out runtime.Object, err error) (runtime.Object, error) {
 	if err == nil && out != nil {
-		r.writes.note(r.gvr.Resource, verb, objectKey(out), writeAnswer{text: "rv " + objectRV(out)})
+		r.writes.note(r.gvr.Resource, verb, pipelineweb.ObjectKey(out), writeAnswer{text: "rv " + pipelineweb.ObjectRV(out)})
 	}
 	return out, err
 }

@@ -57,7 +57,7 @@ func (t tappedResource) List(ctx context.Context, opts metav1.ListOptions) (runt
 	}
 	keys := make([]string, 0, len(items))
 	for _, item := range items {
-		key := objectKey(item)
+		key := ObjectKey(item)
 		keys = append(keys, key)
 		t.r.kinds.saw(t.kind, key)
 	}
@@ -68,8 +68,8 @@ func (t tappedResource) List(ctx context.Context, opts metav1.ListOptions) (runt
 		if i == maxListedKeys {
 			break
 		}
-		t.say(Event{Op: OpList, Arrow: ArrowList, Key: keys[i], RV: objectRV(item),
-			Text: fmt.Sprintf("%s %s: listed, rv %s", t.kind, keys[i], objectRV(item))})
+		t.say(Event{Op: OpList, Arrow: ArrowList, Key: keys[i], RV: ObjectRV(item),
+			Text: fmt.Sprintf("%s %s: listed, rv %s", t.kind, keys[i], ObjectRV(item))})
 	}
 	return obj, nil
 }
@@ -197,33 +197,14 @@ func (w *tappedWatch) announce(ev watch.Event) {
 		w.t.say(Event{Op: OpWatchEvent, Verb: string(ev.Type), Err: errorSummary(apierrors.FromObject(ev.Object)),
 			Text: fmt.Sprintf("%s: watch ERROR event: %s", plural(w.t.kind), errorSummary(apierrors.FromObject(ev.Object)))})
 	case watch.Bookmark:
-		w.lastRV = objectRV(ev.Object)
+		w.lastRV = ObjectRV(ev.Object)
 	default:
-		key, rv := objectKey(ev.Object), objectRV(ev.Object)
+		key, rv := ObjectKey(ev.Object), ObjectRV(ev.Object)
 		w.lastRV = rv
 		w.t.r.kinds.saw(w.t.kind, key)
 		w.t.say(Event{Op: OpWatchEvent, Arrow: ArrowList, Key: key, RV: rv, Verb: string(ev.Type),
 			Text: fmt.Sprintf("%s: watch event %s %s rv %s", plural(w.t.kind), ev.Type, key, rv)})
 	}
-}
-
-func objectKey(obj any) string {
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return "<unknown>"
-	}
-	if acc.GetNamespace() == "" {
-		return acc.GetName()
-	}
-	return acc.GetNamespace() + "/" + acc.GetName()
-}
-
-func objectRV(obj any) string {
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return "?"
-	}
-	return acc.GetResourceVersion()
 }
 
 // errorSummary renders an API error as "410 Expired".

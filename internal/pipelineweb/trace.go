@@ -55,7 +55,7 @@ func (h *traceHandler) Handle(_ context.Context, rec slog.Record) error {
 	r := h.r
 	switch msg := rec.Message; {
 	case strings.HasPrefix(msg, "informer: step 2") && str("op") != "":
-		t := deltaType(str("op"))
+		t := DeltaType(str("op"))
 		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: kind, Key: key, Deltas: []string{t},
 			Text: fmt.Sprintf("%s %s: %s delta queued", kind, key, t)})
 	case strings.HasPrefix(msg, "informer: step 2"):
@@ -79,7 +79,7 @@ func (h *traceHandler) Handle(_ context.Context, rec slog.Record) error {
 	case strings.HasPrefix(msg, "informer: steps 4-5"):
 		op := str("op")
 		r.hub.Publish(Event{Op: OpStore, Tag: TagIndexer, Arrow: ArrowStore, Kind: kind, Key: key, Verb: op,
-			Text: fmt.Sprintf("%s %s: %s in the cache", kind, key, cacheVerb(op))})
+			Text: fmt.Sprintf("%s %s: %s in the cache", kind, key, CacheVerb(op))})
 	case strings.HasPrefix(msg, "informer: step 6"):
 		n, _ := strconv.Atoi(str("handlers"))
 		note := ""
@@ -190,30 +190,6 @@ func plural(kind string) string {
 		return kind + "s"
 	}
 	return kind
-}
-
-func deltaType(op string) string {
-	switch op {
-	case "add":
-		return "Added"
-	case "update":
-		return "Updated"
-	case "delete":
-		return "Deleted"
-	}
-	return op
-}
-
-func cacheVerb(op string) string {
-	switch op {
-	case "add":
-		return "added"
-	case "update":
-		return "updated"
-	case "delete":
-		return "deleted"
-	}
-	return op
 }
 
 func capitalize(s string) string {

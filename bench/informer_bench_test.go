@@ -10,9 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 
-	"github.com/informerlab/informerlab/indexer"
 	"github.com/informerlab/informerlab/informer"
 )
 
@@ -60,37 +58,10 @@ type informerImpl struct {
 	start func(b *testing.B, src *Source, h *recorder) runningInformer
 }
 
-var informerImpls = []informerImpl{
-	{"ours", func(b *testing.B, src *Source, h *recorder) runningInformer {
-		inf := informer.NewSharedIndexInformer(src, &metav1.PartialObjectMetadata{}, 0,
-			indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc},
-			informer.WithLogger(quiet))
-		if _, err := inf.AddEventHandler(h); err != nil {
-			b.Fatal(err)
-		}
-		stop := run(inf.Run)
-		return runningInformer{
-			getByKey:  inf.GetStore().GetByKey,
-			keys:      func() int { return len(inf.GetStore().ListKeys()) },
-			hasSynced: inf.HasSynced,
-			stop:      stop,
-		}
-	}},
-	{"clientgo", func(b *testing.B, src *Source, h *recorder) runningInformer {
-		inf := cache.NewSharedIndexInformer(clientgoSource{src}, &metav1.PartialObjectMetadata{}, 0,
-			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-		if _, err := inf.AddEventHandler(h); err != nil {
-			b.Fatal(err)
-		}
-		stop := run(inf.RunWithContext)
-		return runningInformer{
-			getByKey:  inf.GetStore().GetByKey,
-			keys:      func() int { return len(inf.GetStore().ListKeys()) },
-			hasSynced: inf.HasSynced,
-			stop:      stop,
-		}
-	}},
-}
+// informerImpls are the two implementations in their default configuration:
+// informerlab's DeltaFIFO, client-go 1.37's own default queue (its feature
+// gates untouched).
+var informerImpls = modeImpls(informer.QueueDeltaFIFO)
 
 // run starts fn on its own goroutine; stop cancels its context and waits
 // for it to return.
@@ -204,45 +175,63 @@ func checkRV(b *testing.B, inf runningInformer, i int, rv string) {
 // the handler has been told of every update, and then checks the cache holds
 // the last version of every object.
 func BenchmarkInformerThroughput(b *testing.B) {
-	const objects = 1000
-	versions := [][]*metav1.PartialObjectMetadata{make([]*metav1.PartialObjectMetadata, objects), make([]*metav1.PartialObjectMetadata, objects)}
+	versions := throughputVersions()
+	for _, impl := range informerImpls {
+		b.Run("impl="+impl.name, func(b *testing.B) { throughput(b, impl, versions) })
+	}
+}
+
+// throughputObjects is how many synced objects the throughput benchmarks
+// spread their updates over.
+const throughputObjects = 1000
+
+// throughputVersions returns two versions (resourceVersions 2 and 3) of
+// every object; the updates alternate between them.
+func throughputVersions() [][]*metav1.PartialObjectMetadata {
+	versions := [][]*metav1.PartialObjectMetadata{make([]*metav1.PartialObjectMetadata, throughputObjects), make([]*metav1.PartialObjectMetadata, throughputObjects)}
 	for v := range versions {
-		for i := range objects {
+		for i := range throughputObjects {
 			versions[v][i] = NewObject(i, v+2, 0)
 		}
 	}
-	for _, impl := range informerImpls {
-		b.Run("impl="+impl.name, func(b *testing.B) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			src := NewSource(1024)
-			h := newRecorder(objects, b.N)
-			inf := startSynced(b, impl, src, h, objects)
-			defer inf.stop()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				obj := versions[(i/objects)%2][i%objects]
-				if err := src.Send(ctx, watch.Event{Type: watch.Modified, Object: obj}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			waitClosed(b, h.updated, 5*time.Minute, "every update handled")
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-			for i := range objects {
-				rv := "1"
-				if i < b.N {
-					last := (b.N-1-i)/objects*objects + i
-					rv = versions[(last/objects)%2][i].ResourceVersion
-				}
-				checkRV(b, inf, i, rv)
-			}
-			if h.changed.Load() != int64(b.N) || h.adds.Load() != objects || h.deletes.Load() != 0 {
-				b.Fatalf("handler saw %d changed updates, %d adds, %d deletes; want %d, %d, 0",
-					h.changed.Load(), h.adds.Load(), h.deletes.Load(), b.N, objects)
-			}
-		})
+	return versions
+}
+
+// throughput is one run of a throughput benchmark: b.N watch updates
+// through a synced informer of impl to one no-op handler, timed until the
+// handler has been told of every one; then the handler must have seen b.N
+// changed updates, only the initial adds and no delete, and the cache the
+// last version of every object.
+func throughput(b *testing.B, impl informerImpl, versions [][]*metav1.PartialObjectMetadata) {
+	const objects = throughputObjects
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	src := NewSource(1024)
+	h := newRecorder(objects, b.N)
+	inf := startSynced(b, impl, src, h, objects)
+	defer inf.stop()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		obj := versions[(i/objects)%2][i%objects]
+		if err := src.Send(ctx, watch.Event{Type: watch.Modified, Object: obj}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	waitClosed(b, h.updated, 5*time.Minute, "every update handled")
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	if h.changed.Load() != int64(b.N) || h.adds.Load() != objects || h.deletes.Load() != 0 {
+		b.Fatalf("handler saw %d changed updates, %d adds, %d deletes; want %d, %d, 0",
+			h.changed.Load(), h.adds.Load(), h.deletes.Load(), b.N, objects)
+	}
+	for i := range objects {
+		rv := "1"
+		if i < b.N {
+			last := (b.N-1-i)/objects*objects + i
+			rv = versions[(last/objects)%2][i].ResourceVersion
+		}
+		checkRV(b, inf, i, rv)
 	}
 }
 

@@ -102,46 +102,16 @@ func modeImpls(kind informer.QueueKind) []informerImpl {
 }
 
 // BenchmarkQueueModeThroughput is BenchmarkInformerThroughput for each
-// queue design: b.N watch updates over 1,000 synced objects through the
-// informer to one no-op handler, checked at the end.
+// queue design.
 func BenchmarkQueueModeThroughput(b *testing.B) {
-	const objects = 1000
-	versions := [][]*metav1.PartialObjectMetadata{make([]*metav1.PartialObjectMetadata, objects), make([]*metav1.PartialObjectMetadata, objects)}
-	for v := range versions {
-		for i := range objects {
-			versions[v][i] = NewObject(i, v+2, 0)
-		}
-	}
+	versions := throughputVersions()
 	withQueueGates(nil)() // install the gates before any output
 	for _, mode := range queueModes {
 		for _, impl := range modeImpls(mode.kind) {
 			b.Run(fmt.Sprintf("fifo=%s/impl=%s", mode.kind, impl.name), func(b *testing.B) {
 				restore := withQueueGates(mode.gates)
 				defer restore()
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				defer cancel()
-				src := NewSource(1024)
-				h := newRecorder(objects, b.N)
-				inf := startSynced(b, impl, src, h, objects)
-				defer inf.stop()
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := range b.N {
-					obj := versions[(i/objects)%2][i%objects]
-					if err := src.Send(ctx, watch.Event{Type: watch.Modified, Object: obj}); err != nil {
-						b.Fatal(err)
-					}
-				}
-				waitClosed(b, h.updated, 5*time.Minute, "every update handled")
-				b.StopTimer()
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-				if h.changed.Load() != int64(b.N) || h.deletes.Load() != 0 {
-					b.Fatalf("handler saw %d changed updates and %d deletes; want %d and 0", h.changed.Load(), h.deletes.Load(), b.N)
-				}
-				for i := range min(objects, b.N) {
-					last := (b.N-1-i)/objects*objects + i
-					checkRV(b, inf, i, versions[(last/objects)%2][i].ResourceVersion)
-				}
+				throughput(b, impl, versions)
 			})
 		}
 	}

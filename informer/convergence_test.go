@@ -163,11 +163,20 @@ func TestConvergenceUnderFaults(t *testing.T) {
 		}
 
 		// Quiescence: cancel pending list failures, force one last relist
-		// (which reveals the silent writes), and let everything drain.
+		// (which reveals the silent writes), and let everything drain. Every
+		// informer must relist, whatever faults it happened to see: a silent
+		// write that no watch reports, then a compaction, put the server's
+		// history past anything a watch could resume from, so each re-watch
+		// after CloseWatches gets 410 Expired. (A compaction alone is not
+		// enough: a watch may resume from exactly the compacted
+		// resourceVersion, and an informer whose last relist came before the
+		// last silent write would never see it.)
 		require.NoError(t, srv.FailNext("list", 0, http.StatusServiceUnavailable))
-		create(t, cms, "final", "marker", "1") // the server is now ahead of any silent write
-		srv.Compact()
+		create(t, cms, "final", "marker", "1")
 		time.Sleep(5 * time.Second)
+		_, err := silent.Namespace("final").Create(ctx, newCM("final", "revealed-by-relist", "1"), metav1.CreateOptions{})
+		require.NoError(t, err)
+		srv.Compact()
 		srv.CloseWatches()
 		time.Sleep(10 * time.Minute)
 		synctest.Wait()

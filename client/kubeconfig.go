@@ -11,8 +11,10 @@ import (
 	yaml "go.yaml.in/yaml/v2"
 )
 
-// kubeconfig is the part of the kubeconfig file format this package reads.
+// kubeconfig is the part of the kubeconfig file format this package reads and writes.
 type kubeconfig struct {
+	APIVersion     string         `yaml:"apiVersion,omitempty"`
+	Kind           string         `yaml:"kind,omitempty"`
 	CurrentContext string         `yaml:"current-context"`
 	Clusters       []namedCluster `yaml:"clusters"`
 	Contexts       []namedContext `yaml:"contexts"`
@@ -23,10 +25,10 @@ type namedCluster struct {
 	Name    string `yaml:"name"`
 	Cluster struct {
 		Server                   string `yaml:"server"`
-		CertificateAuthority     string `yaml:"certificate-authority"`
-		CertificateAuthorityData string `yaml:"certificate-authority-data"`
-		InsecureSkipTLSVerify    bool   `yaml:"insecure-skip-tls-verify"`
-		TLSServerName            string `yaml:"tls-server-name"`
+		CertificateAuthority     string `yaml:"certificate-authority,omitempty"`
+		CertificateAuthorityData string `yaml:"certificate-authority-data,omitempty"`
+		InsecureSkipTLSVerify    bool   `yaml:"insecure-skip-tls-verify,omitempty"`
+		TLSServerName            string `yaml:"tls-server-name,omitempty"`
 	} `yaml:"cluster"`
 }
 
@@ -42,15 +44,15 @@ type namedContext struct {
 type namedUser struct {
 	Name string `yaml:"name"`
 	User struct {
-		ClientCertificate     string `yaml:"client-certificate"`
-		ClientCertificateData string `yaml:"client-certificate-data"`
-		ClientKey             string `yaml:"client-key"`
-		ClientKeyData         string `yaml:"client-key-data"`
-		Token                 string `yaml:"token"`
-		TokenFile             string `yaml:"tokenFile"`
-		Username              string `yaml:"username"`
-		Exec                  any    `yaml:"exec"`
-		AuthProvider          any    `yaml:"auth-provider"`
+		ClientCertificate     string `yaml:"client-certificate,omitempty"`
+		ClientCertificateData string `yaml:"client-certificate-data,omitempty"`
+		ClientKey             string `yaml:"client-key,omitempty"`
+		ClientKeyData         string `yaml:"client-key-data,omitempty"`
+		Token                 string `yaml:"token,omitempty"`
+		TokenFile             string `yaml:"tokenFile,omitempty"`
+		Username              string `yaml:"username,omitempty"`
+		Exec                  any    `yaml:"exec,omitempty"`
+		AuthProvider          any    `yaml:"auth-provider,omitempty"`
 	} `yaml:"user"`
 }
 

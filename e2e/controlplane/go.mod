@@ -7,7 +7,6 @@ replace github.com/informerlab/informerlab => ../..
 require (
 	github.com/informerlab/informerlab v0.0.0-00010101000000-000000000000
 	github.com/stretchr/testify v1.12.1
-	go.yaml.in/yaml/v2 v2.4.4
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 )
@@ -36,6 +35,7 @@ require (
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
+	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/net v0.57.0 // indirect
 	golang.org/x/text v0.40.0 // indirect

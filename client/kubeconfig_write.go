@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	yaml "go.yaml.in/yaml/v2"
 )
@@ -14,7 +13,8 @@ import (
 // inline (-data fields), tls-server-name, insecure-skip-tls-verify, the bearer
 // token and the namespace. Its current context is that one, so kubectl, client-go
 // and [LoadKubeconfig] read back cfg. The file is created with mode 0600 (it may
-// hold a token), its directory with 0700 if missing.
+// hold a token); its directory must exist (a missing one is an error, so a
+// mistyped path is reported rather than created).
 //
 // client-go: tools/clientcmd.WriteToFile.
 func WriteKubeconfig(path, name string, cfg *Config) error {
@@ -55,9 +55,6 @@ func WriteKubeconfig(path, name string, cfg *Config) error {
 	data, err := yaml.Marshal(kc)
 	if err != nil {
 		return fmt.Errorf("client: encode kubeconfig: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("client: kubeconfig directory: %w", err)
 	}
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("client: write kubeconfig: %w", err)

@@ -15,7 +15,7 @@ import (
 // certificate and key, token and namespace, in a file only its owner can read.
 // Diagram: step 1 (how a client finds the API server). client-go: clientcmd.WriteToFile.
 func TestWrittenKubeconfigLoadsBackTheSameConfig(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "sub", "kubeconfig")
+	path := filepath.Join(t.TempDir(), "kubeconfig")
 	ca := newTestCA(t, "kubeconfig-ca")
 	certPEM, keyPEM := ca.clientCert(t, "alice")
 	want := &client.Config{
@@ -38,14 +38,15 @@ func TestWrittenKubeconfigLoadsBackTheSameConfig(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 }
 
-// A config without a usable server, or a kubeconfig without a name, is refused
-// before anything is written.
+// A config without a usable server, a kubeconfig without a name, or a path
+// whose directory does not exist is refused, and nothing is written.
 // Diagram: none.
 func TestWriteKubeconfigRefusesWhatCannotBeRead(t *testing.T) {
 	dir := t.TempDir()
 
 	assert.ErrorContains(t, client.WriteKubeconfig(filepath.Join(dir, "a"), "x", &client.Config{Server: "127.0.0.1:6443"}), "scheme")
 	assert.ErrorContains(t, client.WriteKubeconfig(filepath.Join(dir, "b"), "", &client.Config{Server: "https://127.0.0.1"}), "name")
+	assert.ErrorContains(t, client.WriteKubeconfig(filepath.Join(dir, "missing", "c"), "x", &client.Config{Server: "https://127.0.0.1"}), "no such file or directory")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries)

@@ -361,7 +361,7 @@ func TestStartupFailuresAreReported(t *testing.T) {
 		want string
 	}{
 		{"address in use", []string{"--addr", busy.Addr().String()}, "fakeapi: listen on " + busy.Addr().String()},
-		{"kubeconfig directory missing", []string{"--addr", "127.0.0.1:0", "--write-kubeconfig", filepath.Join(t.TempDir(), "missing", "kc")}, "fakeapi: write kubeconfig"},
+		{"kubeconfig directory missing", []string{"--addr", "127.0.0.1:0", "--write-kubeconfig", filepath.Join(t.TempDir(), "missing", "kc")}, "fakeapi: client: write kubeconfig"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

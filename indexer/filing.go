@@ -113,3 +113,40 @@ func sameValues(buckets []*bucket, values []string) bool {
 	}
 	return true
 }
+
+// chunkSize is how many slots a full chunk of a slotTable holds (about 28 KiB).
+const chunkSize = 512
+
+// slotTable holds the slots, numbered from 0, in chunks: the first grows as
+// a slice does, every later one is allocated at its full chunkSize. A slot
+// therefore never moves once made, a growing store never copies what it
+// holds (a slice doubling would copy each slot about twice), and at most one
+// chunk is partly empty, where a doubled slice can be almost half empty.
+type slotTable struct {
+	chunks [][]slot
+	n      int // slots made: chunks hold slots 0 .. n-1
+}
+
+// at returns the slot numbered pos (< len()).
+func (t *slotTable) at(pos int32) *slot {
+	return &t.chunks[pos/chunkSize][pos%chunkSize]
+}
+
+// len returns how many slots have been made.
+func (t *slotTable) len() int { return t.n }
+
+// grow makes one more, empty, slot and returns its number.
+func (t *slotTable) grow() int32 {
+	last := len(t.chunks) - 1
+	if last < 0 || len(t.chunks[last]) == chunkSize {
+		var next []slot
+		if last >= 0 {
+			next = make([]slot, 0, chunkSize)
+		}
+		t.chunks = append(t.chunks, next)
+		last++
+	}
+	t.chunks[last] = append(t.chunks[last], slot{})
+	t.n++
+	return int32(t.n - 1)
+}

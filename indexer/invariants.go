@@ -33,7 +33,7 @@ func (s *threadSafeMap) checkInvariants() error {
 	// Every stored object is filed under exactly what its IndexFuncs return now.
 	for _, key := range slices.Sorted(maps.Keys(s.positions)) {
 		pos := s.positions[key]
-		sl := &s.slots[pos]
+		sl := s.slots.at(pos)
 		if sl.filed.spilled != nil && len(*sl.filed.spilled) != len(s.names) {
 			return fmt.Errorf("key %q records %d indexes, want %d", key, len(*sl.filed.spilled), len(s.names))
 		}
@@ -68,11 +68,11 @@ func (s *threadSafeMap) checkInvariants() error {
 				return fmt.Errorf("index %q keeps an empty set for value %q", name, v)
 			}
 			for pos := range b.members {
-				if pos < 0 || int(pos) >= len(s.slots) || s.slots[pos].obj == nil {
+				if pos < 0 || int(pos) >= s.slots.len() || s.slots.at(pos).obj == nil {
 					return fmt.Errorf("index %q value %q holds slot %d, which is empty", name, v, pos)
 				}
-				if !slices.Contains(s.slots[pos].filed.buckets(i), b) {
-					return fmt.Errorf("index %q value %q holds key %q, whose object is not filed there", name, v, s.slots[pos].key)
+				if !slices.Contains(s.slots.at(pos).filed.buckets(i), b) {
+					return fmt.Errorf("index %q value %q holds key %q, whose object is not filed there", name, v, s.slots.at(pos).key)
 				}
 			}
 		}
@@ -83,21 +83,31 @@ func (s *threadSafeMap) checkInvariants() error {
 // checkSlotsLocked checks that positions, slots and free agree: every key
 // names a slot holding it, every other slot is empty and free exactly once.
 func (s *threadSafeMap) checkSlotsLocked() error {
-	used := make([]bool, len(s.slots))
-	for key, pos := range s.positions {
-		if pos < 0 || int(pos) >= len(s.slots) {
-			return fmt.Errorf("key %q at position %d, outside %d slots", key, pos, len(s.slots))
+	made := 0
+	for i, chunk := range s.slots.chunks {
+		if i < len(s.slots.chunks)-1 && len(chunk) != chunkSize {
+			return fmt.Errorf("slot chunk %d of %d holds %d slots, want %d", i, len(s.slots.chunks), len(chunk), chunkSize)
 		}
-		if sl := s.slots[pos]; sl.key != key || sl.obj == nil {
+		made += len(chunk)
+	}
+	if made != s.slots.len() {
+		return fmt.Errorf("slot chunks hold %d slots, the table counts %d", made, s.slots.len())
+	}
+	used := make([]bool, s.slots.len())
+	for key, pos := range s.positions {
+		if pos < 0 || int(pos) >= s.slots.len() {
+			return fmt.Errorf("key %q at position %d, outside %d slots", key, pos, s.slots.len())
+		}
+		if sl := s.slots.at(pos); sl.key != key || sl.obj == nil {
 			return fmt.Errorf("key %q at position %d, whose slot holds key %q, object %v", key, pos, sl.key, sl.obj)
 		}
 		used[pos] = true
 	}
 	for _, pos := range s.free {
-		if pos < 0 || int(pos) >= len(s.slots) || used[pos] {
+		if pos < 0 || int(pos) >= s.slots.len() || used[pos] {
 			return fmt.Errorf("free position %d is out of range, in use or listed twice", pos)
 		}
-		if s.slots[pos] != (slot{}) {
+		if *s.slots.at(pos) != (slot{}) {
 			return fmt.Errorf("free slot %d is not empty", pos)
 		}
 		used[pos] = true
@@ -117,7 +127,7 @@ func (c *cache) checkInvariants() error {
 	c.store.mu.RLock()
 	defer c.store.mu.RUnlock()
 	for _, key := range slices.Sorted(maps.Keys(c.store.positions)) {
-		want, err := c.keyFunc(c.store.slots[c.store.positions[key]].obj)
+		want, err := c.keyFunc(c.store.slots.at(c.store.positions[key]).obj)
 		if err != nil {
 			return fmt.Errorf("key %q: KeyFunc fails on the stored object: %v", key, err)
 		}

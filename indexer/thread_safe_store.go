@@ -84,7 +84,7 @@ func NewThreadSafeStore(indexers Indexers) ThreadSafeStore {
 type threadSafeMap struct {
 	mu        sync.RWMutex // guards everything below
 	positions map[string]int32
-	slots     []slot
+	slots     slotTable
 	free      []int32 // positions of the empty slots, reused before slots grows
 	indexers  Indexers
 	names     []string    // the index names: a filing records index i's buckets at position i
@@ -143,7 +143,7 @@ func (s *threadSafeMap) Get(key string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return s.slots[pos].obj, true
+	return s.slots.at(pos).obj, true
 }
 
 // List returns every stored object.
@@ -151,8 +151,8 @@ func (s *threadSafeMap) List() []any {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]any, 0, len(s.positions))
-	for _, sl := range s.slots {
-		if sl.obj != nil {
+	for pos := range int32(s.slots.len()) {
+		if sl := s.slots.at(pos); sl.obj != nil {
 			out = append(out, sl.obj)
 		}
 	}
@@ -164,8 +164,8 @@ func (s *threadSafeMap) ListKeys() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]string, 0, len(s.positions))
-	for _, sl := range s.slots {
-		if sl.obj != nil {
+	for pos := range int32(s.slots.len()) {
+		if sl := s.slots.at(pos); sl.obj != nil {
 			out = append(out, sl.key)
 		}
 	}
@@ -204,7 +204,7 @@ func (s *threadSafeMap) Index(indexName string, obj any) ([]any, error) {
 		for pos := range b.members {
 			if _, dup := seen[pos]; !dup {
 				seen[pos] = struct{}{}
-				out = append(out, s.slots[pos].obj)
+				out = append(out, s.slots.at(pos).obj)
 			}
 		}
 	}
@@ -225,7 +225,7 @@ func (s *threadSafeMap) IndexKeys(indexName, indexedValue string) ([]string, err
 	}
 	keys := make([]string, 0, len(b.members))
 	for pos := range b.members {
-		keys = append(keys, s.slots[pos].key)
+		keys = append(keys, s.slots.at(pos).key)
 	}
 	slices.Sort(keys)
 	return keys, nil
@@ -262,7 +262,7 @@ func (s *threadSafeMap) objectsLocked(b *bucket) []any {
 	}
 	out := make([]any, 0, len(b.members))
 	for pos := range b.members {
-		out = append(out, s.slots[pos].obj)
+		out = append(out, s.slots.at(pos).obj)
 	}
 	return out
 }

@@ -30,7 +30,7 @@ func (s *threadSafeMap) putLocked(key string, obj any) error {
 			return err
 		}
 	}
-	sl := &s.slots[pos]
+	sl := s.slots.at(pos)
 	if existed {
 		s.unfileChangedLocked(pos, &sl.filed, values)
 	}
@@ -65,19 +65,12 @@ func (s *threadSafeMap) newSlotLocked(key string) (int32, error) {
 	if n := len(s.free); n > 0 {
 		pos, s.free = s.free[n-1], s.free[:n-1]
 	} else {
-		if len(s.slots) == math.MaxInt32 {
-			return 0, fmt.Errorf("indexer: cannot store %q: the store holds %d objects, its limit", key, len(s.slots))
+		if s.slots.len() == math.MaxInt32 {
+			return 0, fmt.Errorf("indexer: cannot store %q: the store holds %d objects, its limit", key, s.slots.len())
 		}
-		pos = int32(len(s.slots))
-		if len(s.slots) == cap(s.slots) {
-			// Double, where append would grow a large slice by a quarter:
-			// a store filled one Add at a time then copies each slot about
-			// twice in all instead of about five times.
-			s.slots = slices.Grow(s.slots, max(len(s.slots), 8))
-		}
-		s.slots = append(s.slots, slot{})
+		pos = s.slots.grow()
 	}
-	s.slots[pos].key = key
+	s.slots.at(pos).key = key
 	s.positions[key] = pos
 	return pos, nil
 }
@@ -139,7 +132,7 @@ func (s *threadSafeMap) deleteLocked(key string) {
 	if !ok {
 		return // like client-go, deleting an absent key is not an error
 	}
-	sl := &s.slots[pos]
+	sl := s.slots.at(pos)
 	for i, idx := range s.indexes {
 		for _, b := range sl.filed.buckets(i) {
 			idx.unfile(pos, b)
@@ -169,7 +162,6 @@ func (s *threadSafeMap) replace(n int, item func(i int) (key string, obj any, er
 
 	fresh := &threadSafeMap{
 		positions: make(map[string]int32, n),
-		slots:     make([]slot, 0, n),
 		indexers:  s.indexers,
 		names:     s.names,
 		funcs:     s.funcs,
@@ -224,8 +216,9 @@ func (s *threadSafeMap) AddIndexers(newIndexers Indexers) error {
 	// Compute every new value first; commit only if all IndexFuncs succeeded.
 	// values[pos] is, for the object in that slot, its old values followed
 	// by the new indexes' values.
-	values := make([][][]string, len(s.slots))
-	for pos, sl := range s.slots {
+	values := make([][][]string, s.slots.len())
+	for pos := range int32(s.slots.len()) {
+		sl := s.slots.at(pos)
 		if sl.obj == nil {
 			continue
 		}
@@ -251,9 +244,9 @@ func (s *threadSafeMap) AddIndexers(newIndexers Indexers) error {
 		s.funcs = append(s.funcs, newIndexers[name])
 		s.indexes = append(s.indexes, index{})
 	}
-	for pos := range s.slots {
-		if sl := &s.slots[pos]; sl.obj != nil {
-			sl.filed = s.fileLocked(int32(pos), &sl.filed, values[pos])
+	for pos := range int32(s.slots.len()) {
+		if sl := s.slots.at(pos); sl.obj != nil {
+			sl.filed = s.fileLocked(pos, &sl.filed, values[pos])
 		}
 	}
 	return nil

@@ -45,14 +45,17 @@ func (s *threadSafeMap) putLocked(key string, obj any) error {
 func (s *threadSafeMap) valuesLocked(obj any) ([][]string, error) {
 	values := s.scratch[:0]
 	for i, fn := range s.funcs {
+		var err error
 		if fn == nil {
-			return nil, fmt.Errorf("indexer: index %q has a nil IndexFunc", s.names[i])
+			err = fmt.Errorf("indexer: index %q has a nil IndexFunc", s.names[i])
+		} else if vs, fnErr := fn(obj); fnErr != nil {
+			err = fmt.Errorf("indexer: index %q: %w", s.names[i], fnErr)
+		} else {
+			values = append(values, withoutDuplicates(vs))
+			continue
 		}
-		vs, err := fn(obj)
-		if err != nil {
-			return nil, fmt.Errorf("indexer: index %q: %w", s.names[i], err)
-		}
-		values = append(values, withoutDuplicates(vs))
+		s.scratch = values // so that the caller clears what was computed
+		return nil, err
 	}
 	s.scratch = values
 	return values, nil

@@ -34,13 +34,15 @@ type DeltaFIFO struct {
 	mu sync.Mutex // guards everything below
 	// Invariants (checkInvariants verifies them):
 	//   - queue and items hold exactly the same keys, and queue has no duplicates;
+	//   - itemsPeak >= len(items);
 	//   - every Deltas in items is non-empty and has no two Deleted deltas in a row;
 	//   - outside Pop, 0 <= initialPopulationCount <= len(queue); as keys only
 	//     ever join at the end, the initial keys are the first ones in queue;
 	//   - !populated implies initialPopulationCount == 0;
 	//   - synced == populated && initialPopulationCount == 0.
 	items                  map[string]Deltas
-	queue                  []string // keys in the order they first arrived
+	itemsPeak              int      // the most keys items has held since it was made
+	queue                  keyQueue // keys in the order they first arrived
 	populated              bool     // a Replace, Add, Update or Delete has happened
 	initialPopulationCount int      // keys of the first Replace not yet processed
 	closed                 bool
@@ -123,10 +125,12 @@ func (f *DeltaFIFO) knownLocked(key string) bool {
 // appendLocked adds d to key's Deltas. A new key joins the end of the line; a
 // queued key stays where it is.
 func (f *DeltaFIFO) appendLocked(key string, d Delta) {
-	old, queued := f.items[key]
-	f.items[key] = dedupDeltas(append(old, d))
-	if !queued {
-		f.queue = append(f.queue, key)
+	if old, queued := f.items[key]; queued {
+		f.items[key] = dedupDeltas(append(old, d))
+	} else {
+		f.items[key] = Deltas{d}
+		f.itemsPeak = max(f.itemsPeak, len(f.items))
+		f.queue.push(key)
 	}
 	f.cond.Broadcast()
 }
@@ -193,5 +197,5 @@ func (f *DeltaFIFO) KeyOf(obj any) (string, error) {
 func (f *DeltaFIFO) ListKeys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]string(nil), f.queue...)
+	return append([]string(nil), f.queue.queued()...)
 }

@@ -40,7 +40,7 @@ func QueueLen(q Queue) int {
 	case *DeltaFIFO:
 		q.mu.Lock()
 		defer q.mu.Unlock()
-		return len(q.queue)
+		return q.queue.len()
 	case *RealFIFO:
 		q.mu.Lock()
 		defer q.mu.Unlock()
@@ -59,3 +59,12 @@ func SetBatchSize(f *RealFIFO, n int) {
 
 // IsAtomic reports whether f runs in atomic mode (Options.AtomicEvents).
 func IsAtomic(f *RealFIFO) bool { return f.atomic }
+
+// Footprint reports how many keys a DeltaFIFO's items map has held at most
+// since it was made, and the capacity of its line of keys: what a drained
+// queue keeps allocated.
+func Footprint(f *DeltaFIFO) (itemsPeak, queueCap int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.itemsPeak, cap(f.queue.keys)
+}

@@ -12,11 +12,19 @@ func (f *DeltaFIFO) checkInvariants() error {
 	defer f.mu.Unlock()
 
 	var errs []error
-	if len(f.queue) != len(f.items) {
-		errs = append(errs, fmt.Errorf("queue has %d keys, items has %d", len(f.queue), len(f.items)))
+	if f.queue.len() != len(f.items) {
+		errs = append(errs, fmt.Errorf("queue has %d keys, items has %d", f.queue.len(), len(f.items)))
 	}
-	inQueue := make(map[string]bool, len(f.queue))
-	for i, key := range f.queue {
+	if f.itemsPeak < len(f.items) {
+		errs = append(errs, fmt.Errorf("itemsPeak %d is below len(items) %d", f.itemsPeak, len(f.items)))
+	}
+	for i, key := range f.queue.keys[:f.queue.head] {
+		if key != "" {
+			errs = append(errs, fmt.Errorf("popped queue slot %d still holds %q", i, key))
+		}
+	}
+	inQueue := make(map[string]bool, f.queue.len())
+	for i, key := range f.queue.queued() {
 		if inQueue[key] {
 			errs = append(errs, fmt.Errorf("queue[%d] = %q is a duplicate", i, key))
 		}
@@ -43,7 +51,7 @@ func (f *DeltaFIFO) checkInvariants() error {
 			}
 		}
 	}
-	errs = append(errs, checkPopulation(f.populated, f.initialPopulationCount, len(f.queue), f.synced.Load()))
+	errs = append(errs, checkPopulation(f.populated, f.initialPopulationCount, f.queue.len(), f.synced.Load()))
 	return errors.Join(errs...)
 }
 

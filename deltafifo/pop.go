@@ -32,7 +32,7 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for len(f.queue) == 0 {
+	for f.queue.len() == 0 {
 		if f.closed {
 			return nil, ErrFIFOClosed
 		}
@@ -40,11 +40,10 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	}
 
 	// Step 3 (pop object): the head key leaves the queue with all its deltas.
-	key := f.queue[0]
-	f.queue[0] = ""
-	f.queue = f.queue[1:]
+	key := f.queue.pop()
 	deltas := f.items[key]
 	delete(f.items, key)
+	f.shrinkItemsLocked()
 
 	isInInitialList := !f.synced.Load()
 	if f.initialPopulationCount > 0 {
@@ -55,7 +54,7 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 			f.updateSyncedLocked()
 		}()
 	}
-	if depth := len(f.queue); depth > slowProcessDepth {
+	if depth := f.queue.len(); depth > slowProcessDepth {
 		defer f.warnIfSlow(key, depth, time.Now())
 	}
 	return deltas, process(deltas, isInInitialList)
@@ -66,4 +65,18 @@ func (f *DeltaFIFO) warnIfSlow(key string, depth int, start time.Time) {
 		f.logger.Warn("deltafifo: slow event handlers blocking the queue",
 			"key", key, "depth", depth, "took", took)
 	}
+}
+
+// shrinkItemsLocked rebuilds items small once it holds a small fraction of
+// what it once held (see shrinkAbove): typically when the keys of the
+// initial list have all been popped.
+func (f *DeltaFIFO) shrinkItemsLocked() {
+	if f.itemsPeak <= shrinkAbove || len(f.items) > f.itemsPeak/16 {
+		return
+	}
+	smaller := make(map[string]Deltas, len(f.items))
+	for key, deltas := range f.items {
+		smaller[key] = deltas
+	}
+	f.items, f.itemsPeak = smaller, len(smaller)
 }

@@ -39,7 +39,7 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 		f.appendLocked(key, Delta{Type: Replaced, Object: objs[i]})
 	}
 
-	for _, key := range f.queue {
+	for _, key := range f.queue.queued() {
 		if listed[key] {
 			continue
 		}
@@ -54,7 +54,7 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 
 	if !f.populated {
 		f.populated = true
-		f.initialPopulationCount = len(f.queue)
+		f.initialPopulationCount = f.queue.len()
 		f.updateSyncedLocked()
 	}
 	return nil

@@ -4,8 +4,8 @@
 // object for a key, through a read-only Lister).
 //
 //	Informer ---- 4 Add Object ----> Indexer -- 5 Store Object & Key --> ThreadSafeStore
-//	  (writes: Add, Update,          (KeyFunc,                            items:   key -> object
-//	   Delete, Replace)               IndexFuncs)                         indices: name -> value -> keys
+//	  (writes: Add, Update,          (KeyFunc,                            slots:   key -> object
+//	   Delete, Replace)               IndexFuncs)                         indexes: name -> value -> slots
 //	                                    ^
 //	                                    | 9 Get Object for key
 //	                                  Lister (read only: Get, List, ByIndex)
@@ -17,10 +17,11 @@
 // Three layers, one file each, each adding one thing:
 //
 //  1. [ThreadSafeStore] (thread_safe_store.go) keeps objects by key and the
-//     indexes, behind one read-write lock. An index is a map from an indexed
-//     value to the set of keys filed under it: with the [NamespaceIndex],
-//     "shop" -> {"shop/web-1", "shop/db-1"}. Each stored object also remembers
-//     the values it was filed under.
+//     indexes, behind one read-write lock. Each object sits in a numbered
+//     slot; an index is a map from an indexed value to the slots filed under
+//     it: with the [NamespaceIndex], "shop" -> {slot of "shop/web-1", slot of
+//     "shop/db-1"}. Each slot also remembers the values its object was filed
+//     under, inline for the usual one or two indexes (filing.go).
 //  2. [Store] and [Indexer] (store.go) put a [KeyFunc] in front: Add(obj)
 //     computes the key ([MetaNamespaceKeyFunc]: "namespace/name") and hands
 //     both to the ThreadSafeStore. NewStore is an Indexer without indexes.

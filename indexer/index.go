@@ -67,60 +67,6 @@ func LabelIndexFunc(labelKey string) IndexFunc {
 	}
 }
 
-// index is one named index: for each indexed value, the keys of the objects
-// filed under it. A value with no keys is deleted, never kept as an empty set.
-type index map[string]sets.Set[string]
-
-// file records key under each of values.
-func (idx index) file(key string, values []string) {
-	for _, v := range values {
-		set, ok := idx[v]
-		if !ok {
-			set = sets.New[string]()
-			idx[v] = set
-		}
-		set.Insert(key)
-	}
-}
-
-// unfile removes key from each of values, deleting sets that become empty
-// (client-go's fix for a slow memory leak).
-func (idx index) unfile(key string, values []string) {
-	for _, v := range values {
-		set := idx[v]
-		set.Delete(key)
-		if set.Len() == 0 {
-			delete(idx, v)
-		}
-	}
-}
-
-// indexedValues is what one IndexFunc returned for one stored object.
-type indexedValues struct {
-	index  string   // the index name
-	values []string // the values, without duplicates
-}
-
-// computeValues runs every IndexFunc of indexers on obj. It changes nothing, so
-// a caller that gets an error can reject the write before touching the store.
-func computeValues(indexers Indexers, obj any) ([]indexedValues, error) {
-	if len(indexers) == 0 {
-		return nil, nil
-	}
-	out := make([]indexedValues, 0, len(indexers))
-	for name, fn := range indexers {
-		if fn == nil {
-			return nil, fmt.Errorf("indexer: index %q has a nil IndexFunc", name)
-		}
-		values, err := fn(obj)
-		if err != nil {
-			return nil, fmt.Errorf("indexer: index %q: %w", name, err)
-		}
-		out = append(out, indexedValues{index: name, values: withoutDuplicates(values)})
-	}
-	return out, nil
-}
-
 // withoutDuplicates returns values with repeats removed, in first-seen order.
 // It copies only when there is a repeat, and never modifies its argument: an
 // IndexFunc may return a slice it still holds.
@@ -145,14 +91,4 @@ func dedupe(values []string) []string {
 		}
 	}
 	return out
-}
-
-// lookup returns the values recorded for the named index.
-func lookup(all []indexedValues, name string) []string {
-	for _, iv := range all {
-		if iv.index == name {
-			return iv.values
-		}
-	}
-	return nil
 }

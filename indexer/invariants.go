@@ -12,54 +12,108 @@ func (s *threadSafeMap) checkInvariants() error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 
-	names := slices.Sorted(maps.Keys(s.indexers))
-	if got := slices.Sorted(maps.Keys(s.indices)); !slices.Equal(got, names) {
-		return fmt.Errorf("indexes %q do not match indexers %q", got, names)
+	if err := s.checkSlotsLocked(); err != nil {
+		return err
+	}
+	if got, want := slices.Sorted(slices.Values(s.names)), slices.Sorted(maps.Keys(s.indexers)); !slices.Equal(got, want) {
+		return fmt.Errorf("indexes %q do not match indexers %q", got, want)
+	}
+	if len(s.funcs) != len(s.names) || len(s.indexes) != len(s.names) {
+		return fmt.Errorf("%d names, %d funcs, %d indexes", len(s.names), len(s.funcs), len(s.indexes))
+	}
+	for i, name := range s.names {
+		if fmt.Sprint(s.funcs[i]) != fmt.Sprint(s.indexers[name]) {
+			return fmt.Errorf("index %q: funcs[%d] is not indexers[%q]", name, i, name)
+		}
+	}
+	if len(slices.DeleteFunc(slices.Clone(s.scratch), func(v []string) bool { return v == nil })) > 0 {
+		return fmt.Errorf("scratch holds %d lists between writes", len(s.scratch))
 	}
 
 	// Every stored object is filed under exactly what its IndexFuncs return now.
-	for _, key := range slices.Sorted(maps.Keys(s.items)) {
-		e := s.items[key]
-		if e.obj == nil {
-			return fmt.Errorf("key %q holds a nil object", key)
+	for _, key := range slices.Sorted(maps.Keys(s.positions)) {
+		pos := s.positions[key]
+		sl := s.slots.at(pos)
+		if sl.filed.spilled != nil && len(*sl.filed.spilled) != len(s.names) {
+			return fmt.Errorf("key %q records %d indexes, want %d", key, len(*sl.filed.spilled), len(s.names))
 		}
-		if len(e.indexed) != len(names) {
-			return fmt.Errorf("key %q records %d indexes, want %d", key, len(e.indexed), len(names))
-		}
-		for _, name := range names {
-			fresh, err := s.indexers[name](e.obj)
+		for i, name := range s.names {
+			fresh, err := s.funcs[i](sl.obj)
 			if err != nil {
 				return fmt.Errorf("key %q: index %q fails on the stored object: %v", key, name, err)
 			}
-			recorded := lookup(e.indexed, name)
-			if !slices.Equal(recorded, withoutDuplicates(fresh)) {
-				return fmt.Errorf("key %q: index %q recorded %q, IndexFunc now returns %q", key, name, recorded, fresh)
+			recorded := sl.filed.buckets(i)
+			if !sameValues(recorded, withoutDuplicates(fresh)) {
+				return fmt.Errorf("key %q: index %q recorded %q, IndexFunc now returns %q", key, name, bucketValues(recorded), fresh)
 			}
-			for _, v := range recorded {
-				if !s.indices[name][v].Has(key) {
-					return fmt.Errorf("key %q is not filed under %q in index %q", key, v, name)
+			for _, b := range recorded {
+				if s.indexes[i][b.value] != b {
+					return fmt.Errorf("key %q: index %q value %q: the filing's bucket is not the index's", key, name, b.value)
+				}
+				if _, ok := b.members[pos]; !ok {
+					return fmt.Errorf("key %q is not filed under %q in index %q", key, b.value, name)
 				}
 			}
 		}
 	}
 
-	// Every key in an index set names a stored object that records that value;
-	// no set is empty.
-	for _, name := range names {
-		for v, keys := range s.indices[name] {
-			if keys.Len() == 0 {
+	// Every position in a bucket names a stored object filed there; no
+	// bucket is empty.
+	for i, name := range s.names {
+		for v, b := range s.indexes[i] {
+			if b.value != v {
+				return fmt.Errorf("index %q files value %q under %q", name, b.value, v)
+			}
+			if len(b.members) == 0 {
 				return fmt.Errorf("index %q keeps an empty set for value %q", name, v)
 			}
-			for key := range keys {
-				e, ok := s.items[key]
-				if !ok {
-					return fmt.Errorf("index %q value %q holds key %q, which is not stored", name, v, key)
+			for pos := range b.members {
+				if pos < 0 || int(pos) >= s.slots.len() || s.slots.at(pos).obj == nil {
+					return fmt.Errorf("index %q value %q holds slot %d, which is empty", name, v, pos)
 				}
-				if !slices.Contains(lookup(e.indexed, name), v) {
-					return fmt.Errorf("index %q value %q holds key %q, whose object is not filed there", name, v, key)
+				if !slices.Contains(s.slots.at(pos).filed.buckets(i), b) {
+					return fmt.Errorf("index %q value %q holds key %q, whose object is not filed there", name, v, s.slots.at(pos).key)
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// checkSlotsLocked checks that positions, slots and free agree: every key
+// names a slot holding it, every other slot is empty and free exactly once.
+func (s *threadSafeMap) checkSlotsLocked() error {
+	made := 0
+	for i, chunk := range s.slots.chunks {
+		if i < len(s.slots.chunks)-1 && len(chunk) != chunkSize {
+			return fmt.Errorf("slot chunk %d of %d holds %d slots, want %d", i, len(s.slots.chunks), len(chunk), chunkSize)
+		}
+		made += len(chunk)
+	}
+	if made != s.slots.len() {
+		return fmt.Errorf("slot chunks hold %d slots, the table counts %d", made, s.slots.len())
+	}
+	used := make([]bool, s.slots.len())
+	for key, pos := range s.positions {
+		if pos < 0 || int(pos) >= s.slots.len() {
+			return fmt.Errorf("key %q at position %d, outside %d slots", key, pos, s.slots.len())
+		}
+		if sl := s.slots.at(pos); sl.key != key || sl.obj == nil {
+			return fmt.Errorf("key %q at position %d, whose slot holds key %q, object %v", key, pos, sl.key, sl.obj)
+		}
+		used[pos] = true
+	}
+	for _, pos := range s.free {
+		if pos < 0 || int(pos) >= s.slots.len() || used[pos] {
+			return fmt.Errorf("free position %d is out of range, in use or listed twice", pos)
+		}
+		if *s.slots.at(pos) != (slot{}) {
+			return fmt.Errorf("free slot %d is not empty", pos)
+		}
+		used[pos] = true
+	}
+	if i := slices.Index(used, false); i >= 0 {
+		return fmt.Errorf("slot %d is neither in use nor free", i)
 	}
 	return nil
 }
@@ -72,8 +126,8 @@ func (c *cache) checkInvariants() error {
 	}
 	c.store.mu.RLock()
 	defer c.store.mu.RUnlock()
-	for _, key := range slices.Sorted(maps.Keys(c.store.items)) {
-		want, err := c.keyFunc(c.store.items[key].obj)
+	for _, key := range slices.Sorted(maps.Keys(c.store.positions)) {
+		want, err := c.keyFunc(c.store.slots.at(c.store.positions[key]).obj)
 		if err != nil {
 			return fmt.Errorf("key %q: KeyFunc fails on the stored object: %v", key, err)
 		}

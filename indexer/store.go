@@ -158,17 +158,13 @@ func (c *cache) GetByKey(key string) (any, bool, error) {
 	return item, exists, nil
 }
 
-// Replace makes list the whole contents of the store.
+// Replace makes list the whole contents of the store. Each key is computed
+// once, inside the store's one pass over the list.
 func (c *cache) Replace(list []any, resourceVersion string) error {
-	items := make(map[string]any, len(list))
-	for _, obj := range list {
-		key, err := c.keyOf(obj)
-		if err != nil {
-			return err
-		}
-		items[key] = obj
-	}
-	return c.store.Replace(items, resourceVersion)
+	return c.store.replace(len(list), func(i int) (string, any, error) {
+		key, err := c.keyOf(list[i])
+		return key, list[i], err
+	})
 }
 
 // Resync does nothing.

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-
-	"k8s.io/apimachinery/pkg/util/sets"
 )
 
 // ThreadSafeStore is the storage behind [Store] and [Indexer]: objects by key,
@@ -68,43 +66,52 @@ func NewThreadSafeStore(indexers Indexers) ThreadSafeStore {
 	return newThreadSafeMap(indexers)
 }
 
-// threadSafeMap implements ThreadSafeStore.
+// threadSafeMap implements ThreadSafeStore. Objects live in slots, found by
+// key through positions; indexes file slot positions (filing.go draws it).
 //
 // Invariants (checked by checkInvariants; they hold whenever mu is not held):
-//   - No stored object is nil.
-//   - indices has exactly one index per entry of indexers, under the same name.
-//   - Every entry records, for each index, exactly the values that index's
-//     IndexFunc returns for entry.obj, without duplicates.
-//   - For every index name, value v and key k: k is in indices[name][v] if and
-//     only if items[k] exists and records v for that index. So every key in an
-//     index set names a stored object, and every stored object is fully indexed.
-//   - No value in any index maps to an empty set.
+//   - positions maps every stored key to the slot holding it: that slot has
+//     the key and a non-nil object. Every other slot is empty and listed in
+//     free exactly once.
+//   - names, funcs and indexes have one element per entry of indexers, the
+//     same name at the same position.
+//   - Every stored object is filed, for each index, under exactly the values
+//     that index's IndexFunc returns for it, without duplicates: its filing
+//     holds the buckets of those values, each the bucket indexes[i] keeps for
+//     its value, and each bucket lists the object's position.
+//   - Every position in a bucket names a stored object filed in that bucket;
+//     no bucket is empty.
 type threadSafeMap struct {
-	mu       sync.RWMutex // guards items, indexers and indices
-	items    map[string]entry
-	indexers Indexers
-	indices  map[string]index
-}
-
-// entry is one stored object together with the values it is filed under.
-// Recording the values means removing an object from its indexes never runs an
-// IndexFunc again: a Delete cannot fail, and an object that was modified in
-// place after it was stored is still removed from the values it was filed under.
-type entry struct {
-	obj     any
-	indexed []indexedValues // one element per index
+	mu        sync.RWMutex // guards everything below
+	positions map[string]int32
+	slots     slotTable
+	free      []int32 // positions of the empty slots, reused before slots grows
+	indexers  Indexers
+	names     []string    // the index names: a filing records index i's buckets at position i
+	funcs     []IndexFunc // funcs[i] computes index names[i]
+	indexes   []index     // indexes[i] is index names[i]
+	scratch   [][]string  // reused by valuesLocked; empty between writes
 }
 
 func newThreadSafeMap(indexers Indexers) *threadSafeMap {
-	indices := make(map[string]index, len(indexers))
-	for name := range indexers {
-		indices[name] = index{}
+	s := &threadSafeMap{positions: map[string]int32{}, indexers: maps.Clone(indexers)}
+	s.names = slices.Sorted(maps.Keys(indexers))
+	for _, name := range s.names {
+		s.funcs = append(s.funcs, indexers[name])
+		s.indexes = append(s.indexes, index{})
 	}
-	return &threadSafeMap{
-		items:    map[string]entry{},
-		indexers: maps.Clone(indexers),
-		indices:  indices,
+	return s
+}
+
+// indexOf returns the position of the named index. A linear search: a store
+// has a handful of indexes, and comparing a few strings beats hashing one.
+func (s *threadSafeMap) indexOf(name string) (int, bool) {
+	for i, n := range s.names {
+		if n == name {
+			return i, true
+		}
 	}
+	return 0, false
 }
 
 // Add stores obj under key.
@@ -121,35 +128,6 @@ func (s *threadSafeMap) Update(key string, obj any) error {
 	return s.putLocked(key, obj)
 }
 
-// putLocked is the one write path for Add and Update.
-// Step 5 (store object & key): the object goes into items under its key and
-// into every index under the values its IndexFuncs return.
-func (s *threadSafeMap) putLocked(key string, obj any) error {
-	if obj == nil {
-		return fmt.Errorf("indexer: cannot store a nil object (key %q)", key)
-	}
-	// Every IndexFunc runs before anything changes, so a failure rejects the
-	// whole write and leaves the store exactly as it was.
-	indexed, err := computeValues(s.indexers, obj)
-	if err != nil {
-		return fmt.Errorf("%w (key %q)", err, key)
-	}
-	old, existed := s.items[key]
-	for _, iv := range indexed {
-		idx := s.indices[iv.index]
-		if existed {
-			oldValues := lookup(old.indexed, iv.index)
-			if slices.Equal(oldValues, iv.values) {
-				continue // the usual update: the object stays where it was filed
-			}
-			idx.unfile(key, oldValues)
-		}
-		idx.file(key, iv.values)
-	}
-	s.items[key] = entry{obj: obj, indexed: indexed}
-	return nil
-}
-
 // Delete removes the object under key and its index entries.
 func (s *threadSafeMap) Delete(key string) {
 	s.mu.Lock()
@@ -157,33 +135,26 @@ func (s *threadSafeMap) Delete(key string) {
 	s.deleteLocked(key)
 }
 
-// deleteLocked is the one delete path, for Delete and transactions.
-func (s *threadSafeMap) deleteLocked(key string) {
-	old, ok := s.items[key]
-	if !ok {
-		return // like client-go, deleting an absent key is not an error
-	}
-	for _, iv := range old.indexed {
-		s.indices[iv.index].unfile(key, iv.values)
-	}
-	delete(s.items, key)
-}
-
 // Get returns the object under key.
 func (s *threadSafeMap) Get(key string) (any, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e, ok := s.items[key]
-	return e.obj, ok
+	pos, ok := s.positions[key]
+	if !ok {
+		return nil, false
+	}
+	return s.slots.at(pos).obj, true
 }
 
 // List returns every stored object.
 func (s *threadSafeMap) List() []any {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]any, 0, len(s.items))
-	for _, e := range s.items {
-		out = append(out, e.obj)
+	out := make([]any, 0, len(s.positions))
+	for pos := range int32(s.slots.len()) {
+		if sl := s.slots.at(pos); sl.obj != nil {
+			out = append(out, sl.obj)
+		}
 	}
 	return out
 }
@@ -192,35 +163,13 @@ func (s *threadSafeMap) List() []any {
 func (s *threadSafeMap) ListKeys() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return slices.Collect(maps.Keys(s.items))
-}
-
-// Replace swaps in items and rebuilds every index.
-func (s *threadSafeMap) Replace(items map[string]any, resourceVersion string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-
-	// Build the new contents on the side; commit only if every IndexFunc succeeded.
-	newItems := make(map[string]entry, len(items))
-	newIndices := make(map[string]index, len(s.indexers))
-	for name := range s.indexers {
-		newIndices[name] = index{}
+	out := make([]string, 0, len(s.positions))
+	for pos := range int32(s.slots.len()) {
+		if sl := s.slots.at(pos); sl.obj != nil {
+			out = append(out, sl.key)
+		}
 	}
-	for key, obj := range items {
-		if obj == nil {
-			return fmt.Errorf("indexer: cannot store a nil object (key %q); nothing replaced", key)
-		}
-		indexed, err := computeValues(s.indexers, obj)
-		if err != nil {
-			return fmt.Errorf("%w (key %q); nothing replaced", err, key)
-		}
-		for _, iv := range indexed {
-			newIndices[iv.index].file(key, iv.values)
-		}
-		newItems[key] = entry{obj: obj, indexed: indexed}
-	}
-	s.items, s.indices = newItems, newIndices
-	return nil
+	return out
 }
 
 // Resync does nothing.
@@ -230,49 +179,67 @@ func (s *threadSafeMap) Resync() error { return nil }
 func (s *threadSafeMap) Index(indexName string, obj any) ([]any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	fn, ok := s.indexers[indexName]
+	i, ok := s.indexOf(indexName)
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrNoSuchIndex, indexName)
 	}
-	if fn == nil {
+	if s.funcs[i] == nil {
 		return nil, fmt.Errorf("indexer: index %q has a nil IndexFunc", indexName)
 	}
-	values, err := fn(obj)
+	values, err := s.funcs[i](obj)
 	if err != nil {
 		return nil, fmt.Errorf("indexer: index %q: %w", indexName, err)
 	}
-	idx := s.indices[indexName]
 	if len(values) == 1 {
-		return s.objectsLocked(idx[values[0]]), nil
+		return s.objectsLocked(s.indexes[i][values[0]]), nil
 	}
 	// Several values: an object filed under two of them must appear once.
-	keys := sets.New[string]()
+	seen := map[int32]struct{}{}
+	out := []any{}
 	for _, v := range values {
-		keys = keys.Union(idx[v])
+		b := s.indexes[i][v]
+		if b == nil {
+			continue
+		}
+		for pos := range b.members {
+			if _, dup := seen[pos]; !dup {
+				seen[pos] = struct{}{}
+				out = append(out, s.slots.at(pos).obj)
+			}
+		}
 	}
-	return s.objectsLocked(keys), nil
+	return out, nil
 }
 
 // IndexKeys returns the sorted keys filed under indexedValue.
 func (s *threadSafeMap) IndexKeys(indexName, indexedValue string) ([]string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	idx, ok := s.indices[indexName]
+	i, ok := s.indexOf(indexName)
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrNoSuchIndex, indexName)
 	}
-	return sets.List(idx[indexedValue]), nil
+	b := s.indexes[i][indexedValue]
+	if b == nil {
+		return []string{}, nil
+	}
+	keys := make([]string, 0, len(b.members))
+	for pos := range b.members {
+		keys = append(keys, s.slots.at(pos).key)
+	}
+	slices.Sort(keys)
+	return keys, nil
 }
 
 // ListIndexFuncValues returns the sorted values of indexName.
 func (s *threadSafeMap) ListIndexFuncValues(indexName string) []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	idx, ok := s.indices[indexName]
+	i, ok := s.indexOf(indexName)
 	if !ok {
 		return nil
 	}
-	return slices.Sorted(maps.Keys(idx))
+	return slices.Sorted(maps.Keys(s.indexes[i]))
 }
 
 // ByIndex returns the objects filed under indexedValue.
@@ -281,18 +248,21 @@ func (s *threadSafeMap) ListIndexFuncValues(indexName string) []string {
 func (s *threadSafeMap) ByIndex(indexName, indexedValue string) ([]any, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	idx, ok := s.indices[indexName]
+	i, ok := s.indexOf(indexName)
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrNoSuchIndex, indexName)
 	}
-	return s.objectsLocked(idx[indexedValue]), nil
+	return s.objectsLocked(s.indexes[i][indexedValue]), nil
 }
 
-// objectsLocked returns the objects stored under keys.
-func (s *threadSafeMap) objectsLocked(keys sets.Set[string]) []any {
-	out := make([]any, 0, len(keys))
-	for key := range keys {
-		out = append(out, s.items[key].obj)
+// objectsLocked returns the objects filed in b (none if b is nil).
+func (s *threadSafeMap) objectsLocked(b *bucket) []any {
+	if b == nil {
+		return []any{}
+	}
+	out := make([]any, 0, len(b.members))
+	for pos := range b.members {
+		out = append(out, s.slots.at(pos).obj)
 	}
 	return out
 }
@@ -302,45 +272,4 @@ func (s *threadSafeMap) GetIndexers() Indexers {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return maps.Clone(s.indexers)
-}
-
-// AddIndexers adds new indexes and files every stored object in them.
-func (s *threadSafeMap) AddIndexers(newIndexers Indexers) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-
-	for _, name := range slices.Sorted(maps.Keys(newIndexers)) {
-		if _, taken := s.indexers[name]; taken {
-			return fmt.Errorf("indexer: cannot add index %q: an index of that name exists", name)
-		}
-		if newIndexers[name] == nil {
-			return fmt.Errorf("indexer: cannot add index %q: nil IndexFunc", name)
-		}
-	}
-	// Compute every new value first; commit only if all IndexFuncs succeeded.
-	added := make(map[string][]indexedValues, len(s.items))
-	for key, e := range s.items {
-		indexed, err := computeValues(newIndexers, e.obj)
-		if err != nil {
-			return fmt.Errorf("%w (key %q); no index added", err, key)
-		}
-		added[key] = indexed
-	}
-	for name, fn := range newIndexers {
-		if s.indexers == nil {
-			s.indexers = Indexers{}
-		}
-		s.indexers[name] = fn
-		s.indices[name] = index{}
-	}
-	for key, indexed := range added {
-		e := s.items[key]
-		for _, iv := range indexed {
-			s.indices[iv.index].file(key, iv.values)
-		}
-		// A fresh slice: entries never share a backing array.
-		e.indexed = slices.Concat(e.indexed, indexed)
-		s.items[key] = e
-	}
-	return nil
 }

@@ -82,6 +82,7 @@ type priorityQueue[T comparable] struct {
 	cond         sync.Cond  // signalled when ready gains an entry, broadcast at shutdown
 	idle         sync.Cond  // broadcast when a drained queue becomes idle or a drain is cancelled
 	items        map[T]*priorityEntry[T]
+	entries      recycler[priorityEntry[T]] // entries of items handed out, for the next adds
 	ready        readyHeap[T]
 	waiting      waitingSet[T]
 	processing   map[T]struct{}
@@ -137,7 +138,7 @@ func (q *priorityQueue[T]) AddWithOpts(o AddOpts, items ...T) {
 func (q *priorityQueue[T]) addReadyLocked(item T, priority int) {
 	e, ok := q.items[item]
 	if !ok {
-		e = &priorityEntry[T]{item: item, priority: priority, index: -1}
+		e = q.newEntryLocked(item, priority)
 		q.items[item] = e
 		q.makeReadyLocked(e)
 		return
@@ -152,7 +153,8 @@ func (q *priorityQueue[T]) addReadyLocked(item T, priority int) {
 func (q *priorityQueue[T]) addWaitingLocked(item T, priority int, readyAt time.Time) {
 	e, ok := q.items[item]
 	if !ok {
-		e = &priorityEntry[T]{item: item, priority: priority, waiting: true, index: -1}
+		e = q.newEntryLocked(item, priority)
+		e.waiting = true
 		q.items[item] = e
 	} else {
 		q.raiseLocked(e, priority)
@@ -163,6 +165,13 @@ func (q *priorityQueue[T]) addWaitingLocked(item T, priority int, readyAt time.T
 	if q.waiting.add(item, readyAt) {
 		q.loop.wakeLocked()
 	}
+}
+
+// newEntryLocked returns a new entry for item, outside the ready heap.
+func (q *priorityQueue[T]) newEntryLocked(item T, priority int) *priorityEntry[T] {
+	e := q.entries.get()
+	e.item, e.priority, e.index = item, priority, -1
+	return e
 }
 
 // raiseLocked gives e the higher of its priority and priority. A ready entry whose
@@ -227,10 +236,12 @@ func (q *priorityQueue[T]) GetWithPriority() (item T, priority int, shutdown boo
 		return item, 0, true
 	}
 	e := heap.Pop(&q.ready).(*priorityEntry[T])
-	delete(q.items, e.item)
-	q.processing[e.item] = struct{}{}
-	q.metrics.get(e.item)
-	return e.item, e.priority, false
+	item, priority = e.item, e.priority
+	delete(q.items, item)
+	q.entries.put(e) // nothing refers to it any more
+	q.processing[item] = struct{}{}
+	q.metrics.get(item)
+	return item, priority, false
 }
 
 func (q *priorityQueue[T]) Done(item T) {

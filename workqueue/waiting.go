@@ -16,8 +16,9 @@ import (
 // Invariants (checkInvariants): heap is a min-heap on readyAt; heap[i].index == i;
 // byItem maps every entry's item to that entry and holds nothing else.
 type waitingSet[T comparable] struct {
-	heap   waitHeap[T]
-	byItem map[T]*waitEntry[T]
+	heap    waitHeap[T]
+	byItem  map[T]*waitEntry[T]
+	entries recycler[waitEntry[T]] // entries of items that left, for the next adds
 }
 
 type waitEntry[T comparable] struct {
@@ -41,7 +42,8 @@ func (w *waitingSet[T]) add(item T, readyAt time.Time) (earliestChanged bool) {
 	if w.byItem == nil {
 		w.byItem = make(map[T]*waitEntry[T])
 	}
-	e := &waitEntry[T]{item: item, readyAt: readyAt}
+	e := w.entries.get()
+	e.item, e.readyAt = item, readyAt
 	w.byItem[item] = e
 	heap.Push(&w.heap, e)
 	return e.index == 0
@@ -55,6 +57,7 @@ func (w *waitingSet[T]) remove(item T) bool {
 	}
 	heap.Remove(&w.heap, e.index)
 	delete(w.byItem, item)
+	w.entries.put(e)
 	return true
 }
 
@@ -65,6 +68,7 @@ func (w *waitingSet[T]) popReady(now time.Time, ready []T) []T {
 		e := heap.Pop(&w.heap).(*waitEntry[T])
 		delete(w.byItem, e.item)
 		ready = append(ready, e.item)
+		w.entries.put(e)
 	}
 	return ready
 }
@@ -81,7 +85,7 @@ func (w *waitingSet[T]) len() int { return len(w.heap) }
 
 // clear drops every waiting item.
 func (w *waitingSet[T]) clear() {
-	w.heap, w.byItem = nil, nil
+	w.heap, w.byItem, w.entries = nil, nil, recycler[waitEntry[T]]{}
 }
 
 func (w *waitingSet[T]) checkInvariants() error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -235,6 +236,19 @@ func TestInformerConvergesThroughRestartAndCompaction(t *testing.T) {
 		key, rv := keyRV(out)
 		for hname, h := range s.handlers {
 			waitFor(t, h, fmt.Sprintf("%s handler %s to see the marker", s.name, hname), func() bool { return h.has(key, rv) })
+		}
+	}
+
+	// The marker alone does not prove a handler has caught up: if a relist
+	// brought it, the list (in name order) may have delivered it before the
+	// objects after it. Wait for each handler's view to reach the server's.
+	for _, s := range subjects {
+		want := serverView(t, s.res)
+		for hname, h := range s.handlers {
+			waitFor(t, h, fmt.Sprintf("%s handler %s to reach the server's view", s.name, hname), func() bool {
+				view, _ := h.snapshot()
+				return maps.Equal(view, want)
+			})
 		}
 	}
 

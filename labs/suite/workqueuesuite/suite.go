@@ -1,0 +1,395 @@
+package workqueuesuite
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/labs/grade"
+	"github.com/informerlab/informerlab/workqueue"
+)
+
+// Impl is how an implementation plugs in.
+type Impl struct {
+	// NewQueue returns an empty delaying queue of strings. The suite
+	// shuts every queue down before its behaviour ends, and creates it
+	// inside a testing/synctest bubble when time matters.
+	NewQueue func() workqueue.DelayingInterface[string]
+}
+
+const (
+	docKeys     = "docs/workqueue.md#why-the-queue-holds-keys-not-objects"
+	docGetDone  = "docs/workqueue.md#get-done-forget-addratelimited-what-each-one-does"
+	docShutDown = "docs/workqueue.md#shutting-down"
+)
+
+// Behaviours returns the graded behaviours of a delaying workqueue: fair
+// (first in, first out), stingy (one item to one worker at a time),
+// de-duplicating (adds collapse while an item waits) and delaying.
+func Behaviours(impl Impl) []grade.Behaviour {
+	// withQueue runs fn in a synctest bubble with a new queue, which it
+	// shuts down afterwards.
+	withQueue := func(t *testing.T, fn func(t *testing.T, q workqueue.DelayingInterface[string])) {
+		t.Helper()
+		synctest.Test(t, func(t *testing.T) {
+			q := impl.NewQueue()
+			defer q.ShutDown()
+			fn(t, q)
+		})
+	}
+	return []grade.Behaviour{
+		{
+			Name: "GetHandsOutItemsInOrder",
+			Want: "Get returns waiting items oldest first, and Len counts the waiting ones",
+			Doc:  docGetDone,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					for _, k := range []string{"a", "b", "c"} {
+						q.Add(k)
+					}
+					assert.Equal(t, 3, q.Len())
+					assert.Equal(t, []string{"a", "b", "c"}, getN(t, q, 3))
+					assert.Equal(t, 0, q.Len())
+				})
+			},
+		},
+		{
+			Name: "AddCollapsesWhileWaiting",
+			Want: "adding an item that is already waiting does nothing: it keeps its place and is handed out once",
+			Doc:  docKeys,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					for _, k := range []string{"a", "b", "a", "a", "c", "b"} {
+						q.Add(k)
+					}
+					assert.Equal(t, 3, q.Len())
+					assert.Equal(t, []string{"a", "b", "c"}, getN(t, q, 3))
+				})
+			},
+		},
+		{
+			Name: "ItemInProcessIsNotHandedOutAgain",
+			Want: "an item added again while a worker processes it is not handed to another worker before Done",
+			Doc:  docKeys,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.Add("a")
+					getN(t, q, 1)
+					q.Add("a")
+					assert.Equal(t, 0, q.Len(), "an item being processed is not waiting")
+					got := make(chan string, 1)
+					done := grade.Go(t, func() {
+						item, _ := q.Get()
+						got <- item
+					})
+					synctest.Wait()
+					select {
+					case item := <-got:
+						t.Fatalf("a second Get returned %q while a was being processed", item)
+					default:
+					}
+					q.ShutDown()
+					<-done
+				})
+			},
+		},
+		{
+			Name: "AddWhileProcessingRequeuesAfterDone",
+			Want: "an item added while it is processed is queued again when its worker calls Done, so the change is not lost",
+			Doc:  docGetDone,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.Add("a")
+					q.Add("b")
+					assert.Equal(t, []string{"a"}, getN(t, q, 1))
+					q.Add("a")
+					q.Done("a")
+					assert.Equal(t, 2, q.Len())
+					assert.Equal(t, []string{"b", "a"}, getN(t, q, 2), "a goes to the back of the line")
+				})
+			},
+		},
+		{
+			Name: "DoneWithoutRequeueForgetsItem",
+			Want: "after Done of an item nobody added again, the item is gone; a later Add queues it as new; Done of an unknown item does nothing",
+			Doc:  docGetDone,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.Done("never-added")
+					assert.Equal(t, 0, q.Len())
+					q.Add("a")
+					getN(t, q, 1)
+					q.Done("a")
+					q.Done("a")
+					assert.Equal(t, 0, q.Len())
+					q.Add("a")
+					assert.Equal(t, 1, q.Len())
+				})
+			},
+		},
+		{
+			Name: "GetBlocksUntilAnAdd",
+			Want: "Get on an empty queue blocks until an item is added, then returns it",
+			Doc:  docGetDone,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					var got atomic.Value
+					done := grade.Go(t, func() {
+						item, shutdown := q.Get()
+						assert.False(t, shutdown)
+						got.Store(item)
+					})
+					synctest.Wait()
+					require.Nil(t, got.Load(), "Get returned on an empty queue")
+					q.Add("a")
+					<-done
+					assert.Equal(t, "a", got.Load())
+				})
+			},
+		},
+		{
+			Name: "ShutDownWakesBlockedGets",
+			Want: "ShutDown wakes every Get blocked on an empty queue, which returns shutdown=true",
+			Doc:  docShutDown,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					var shut atomic.Int32
+					var dones []<-chan struct{}
+					for range 3 {
+						dones = append(dones, grade.Go(t, func() {
+							if _, shutdown := q.Get(); shutdown {
+								shut.Add(1)
+							}
+						}))
+					}
+					synctest.Wait()
+					assert.False(t, q.ShuttingDown())
+					q.ShutDown()
+					for _, d := range dones {
+						<-d
+					}
+					assert.Equal(t, int32(3), shut.Load())
+					assert.True(t, q.ShuttingDown())
+				})
+			},
+		},
+		{
+			Name: "ShutDownHandsOutWaitingItemsThenStops",
+			Want: "after ShutDown, items already waiting are still handed out, new Adds are ignored, then Get reports shutdown",
+			Doc:  docShutDown,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.Add("a")
+					q.Add("b")
+					q.ShutDown()
+					q.Add("c")
+					assert.Equal(t, []string{"a", "b"}, getN(t, q, 2))
+					_, shutdown := q.Get()
+					assert.True(t, shutdown, "Get after the waiting items")
+				})
+			},
+		},
+		{
+			Name: "ShutDownWithDrainWaitsForWork",
+			Want: "ShutDownWithDrain returns only when nothing is waiting and every handed-out item is Done",
+			Doc:  docShutDown,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.Add("a")
+					q.Add("b")
+					getN(t, q, 1)
+					var drained atomic.Bool
+					done := grade.Go(t, func() {
+						q.ShutDownWithDrain()
+						drained.Store(true)
+					})
+					synctest.Wait()
+					require.False(t, drained.Load(), "returned with a in process and b waiting")
+					q.Done("a")
+					assert.Equal(t, []string{"b"}, getN(t, q, 1))
+					synctest.Wait()
+					require.False(t, drained.Load(), "returned with b in process")
+					q.Done("b")
+					<-done
+					assert.True(t, drained.Load())
+				})
+			},
+		},
+		{
+			Name: "AddAfterWaitsTheDelay",
+			Want: "AddAfter(item, d) makes item waiting only once d has passed; d <= 0 adds it at once",
+			Doc:  docGetDone,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.AddAfter("later", time.Second)
+					q.AddAfter("now", 0)
+					q.AddAfter("past", -time.Second)
+					assert.Equal(t, 2, q.Len())
+					assert.Equal(t, []string{"now", "past"}, getN(t, q, 2))
+					time.Sleep(time.Second - time.Millisecond)
+					synctest.Wait()
+					assert.Equal(t, 0, q.Len(), "1ms before the delay")
+					time.Sleep(time.Millisecond)
+					synctest.Wait()
+					assert.Equal(t, 1, q.Len(), "at the delay")
+					assert.Equal(t, []string{"later"}, getN(t, q, 1))
+				})
+			},
+		},
+		{
+			Name: "AddAfterKeepsEarlierTime",
+			Want: "a second AddAfter of a delayed item can bring it forward but never push it back, and it is added once",
+			Doc:  docGetDone,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.AddAfter("a", 10*time.Second)
+					q.AddAfter("a", 2*time.Second)
+					q.AddAfter("a", 5*time.Second)
+					time.Sleep(2 * time.Second)
+					synctest.Wait()
+					assert.Equal(t, 1, q.Len(), "ready at the earliest time")
+					getN(t, q, 1)
+					q.Done("a")
+					time.Sleep(20 * time.Second)
+					synctest.Wait()
+					assert.Equal(t, 0, q.Len(), "the later AddAfters did not add it again")
+				})
+			},
+		},
+		{
+			Name: "DelayedItemsComeOutInReadyOrder",
+			Want: "items added with AddAfter become waiting in the order of their ready times, not of the calls",
+			Doc:  docGetDone,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.AddAfter("c", 3*time.Second)
+					q.AddAfter("a", time.Second)
+					q.AddAfter("b", 2*time.Second)
+					time.Sleep(3 * time.Second)
+					synctest.Wait()
+					assert.Equal(t, []string{"a", "b", "c"}, getN(t, q, 3))
+				})
+			},
+		},
+		{
+			Name: "DelayedItemCollapsesWithWaitingItem",
+			Want: "a delayed item that comes due while the same item is waiting does not queue it twice",
+			Doc:  docKeys,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.AddAfter("a", time.Second)
+					q.Add("a")
+					time.Sleep(2 * time.Second)
+					synctest.Wait()
+					assert.Equal(t, 1, q.Len())
+				})
+			},
+		},
+		{
+			Name: "ShutDownDropsDelayedItems",
+			Want: "items still waiting for their delay at ShutDown are dropped, and AddAfter after ShutDown does nothing",
+			Doc:  docShutDown,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.AddAfter("a", time.Second)
+					q.ShutDown()
+					q.AddAfter("b", 0)
+					time.Sleep(2 * time.Second)
+					synctest.Wait()
+					assert.Equal(t, 0, q.Len())
+					_, shutdown := q.Get()
+					assert.True(t, shutdown)
+				})
+			},
+		},
+		{
+			Name: "ManyWorkersProcessEachItemOnce",
+			Want: "with 4 producers and 4 workers at once, every item added is processed, and never by two workers at the same time",
+			Doc:  docKeys,
+			Test: func(t *testing.T) {
+				q := impl.NewQueue()
+				defer q.ShutDown()
+				const producers, items = 4, 250
+				var mu sync.Mutex
+				inProcess := map[string]bool{}
+				processed := map[string]int{}
+				var workers []<-chan struct{}
+				for range 4 {
+					workers = append(workers, grade.Go(t, func() {
+						for {
+							item, shutdown := q.Get()
+							if shutdown {
+								return
+							}
+							mu.Lock()
+							if inProcess[item] {
+								t.Errorf("%s handed to two workers at once", item)
+							}
+							inProcess[item] = true
+							mu.Unlock()
+							runtime.Gosched() // the reconcile: give another worker a chance to collide
+							mu.Lock()
+							inProcess[item] = false
+							processed[item]++
+							mu.Unlock()
+							q.Done(item)
+						}
+					}))
+				}
+				var producing []<-chan struct{}
+				for p := range producers {
+					producing = append(producing, grade.Go(t, func() {
+						for i := range items {
+							q.Add(fmt.Sprintf("item-%d", i%50))
+							q.Add(fmt.Sprintf("p%d-%d", p, i))
+						}
+					}))
+				}
+				for _, d := range producing {
+					<-d
+				}
+				shut := grade.Go(t, q.ShutDownWithDrain)
+				select {
+				case <-shut:
+				case <-time.After(time.Minute):
+					q.ShutDown()
+					t.Fatal("ShutDownWithDrain did not return within a minute")
+				}
+				for _, d := range workers {
+					<-d
+				}
+				for p := range producers {
+					for i := range items {
+						assert.Equal(t, 1, processed[fmt.Sprintf("p%d-%d", p, i)], "p%d-%d", p, i)
+					}
+				}
+				for i := range 50 {
+					assert.NotZero(t, processed[fmt.Sprintf("item-%d", i)], "item-%d", i)
+				}
+			},
+		},
+	}
+}
+
+// getN takes n items off q (which must have them waiting) and marks none
+// of them Done.
+func getN(t *testing.T, q workqueue.Interface[string], n int) []string {
+	t.Helper()
+	var items []string
+	for range n {
+		if q.Len() == 0 {
+			t.Fatalf("expected %d items waiting, got %v and then none", n, items)
+		}
+		item, shutdown := q.Get()
+		require.False(t, shutdown, "Get reported shutdown with items waiting")
+		items = append(items, item)
+	}
+	return items
+}

@@ -3,6 +3,7 @@ package grade
 import (
 	"runtime/debug"
 	"testing"
+	"testing/synctest"
 )
 
 // Go runs fn on a new goroutine and returns a channel closed when fn
@@ -21,4 +22,25 @@ func Go(t testing.TB, fn func()) <-chan struct{} {
 		fn()
 	}()
 	return done
+}
+
+// Bubble runs fn in a testing/synctest bubble, as synctest.Test does, and
+// carries a panic inside the bubble out to the caller's goroutine. Suites
+// use it instead of synctest.Test: synctest runs fn on a goroutine of its
+// own, where the grader could not see that a skeleton panicked with
+// NotImplemented.
+func Bubble(t *testing.T, fn func(t *testing.T)) {
+	t.Helper()
+	var panicked any
+	synctest.Test(t, func(t *testing.T) {
+		defer func() {
+			if r := recover(); r != nil {
+				panicked = r
+			}
+		}()
+		fn(t)
+	})
+	if panicked != nil {
+		panic(panicked)
+	}
 }

@@ -134,3 +134,16 @@ func TestCheckDocsFindsBrokenLinks(t *testing.T) {
 	assert.Contains(t, msg, `Doc "docs/workqueue.md" is not a path#anchor`)
 	assert.False(t, strings.Contains(msg, "behaviour Ok"))
 }
+
+func TestBubbleCarriesAPanicOut(t *testing.T) {
+	defer func() {
+		r := recover()
+		err, ok := r.(error)
+		require.True(t, ok, "recovered %v", r)
+		assert.True(t, grade.IsNotImplemented(err))
+	}()
+	grade.Bubble(t, func(t *testing.T) {
+		panic(grade.NotImplemented("Queue.Add"))
+	})
+	t.Fatal("Bubble returned")
+}

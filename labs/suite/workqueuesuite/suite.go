@@ -38,7 +38,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 	// shuts down afterwards.
 	withQueue := func(t *testing.T, fn func(t *testing.T, q workqueue.DelayingInterface[string])) {
 		t.Helper()
-		synctest.Test(t, func(t *testing.T) {
+		grade.Bubble(t, func(t *testing.T) {
 			q := impl.NewQueue()
 			defer q.ShutDown()
 			fn(t, q)

@@ -3,7 +3,6 @@ package indexer_test
 import (
 	"testing"
 
-	"github.com/informerlab/informerlab/indexer"
 	"github.com/informerlab/informerlab/labs/grade"
 	"github.com/informerlab/informerlab/labs/suite/indexersuite"
 )
@@ -11,9 +10,5 @@ import (
 // TestSuite runs the behaviours labs/1-indexer grades learners on: the
 // grader can never ask for something this indexer does not do.
 func TestSuite(t *testing.T) {
-	grade.Reference(t, indexersuite.Behaviours(indexersuite.Impl{
-		NewIndexer: func(kf indexer.KeyFunc, ix indexer.Indexers) indexersuite.Indexer {
-			return indexer.NewIndexer(kf, ix)
-		},
-	}))
+	grade.Reference(t, indexersuite.Behaviours(indexersuite.Reference))
 }

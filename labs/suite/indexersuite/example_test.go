@@ -3,17 +3,12 @@ package indexersuite_test
 import (
 	"fmt"
 
-	"github.com/informerlab/informerlab/indexer"
 	"github.com/informerlab/informerlab/labs/suite/indexersuite"
 )
 
 // The behaviours an Indexer is graded on, here for informerlab's own.
 func ExampleBehaviours() {
-	bs := indexersuite.Behaviours(indexersuite.Impl{
-		NewIndexer: func(kf indexer.KeyFunc, ix indexer.Indexers) indexersuite.Indexer {
-			return indexer.NewIndexer(kf, ix)
-		},
-	})
+	bs := indexersuite.Behaviours(indexersuite.Reference)
 	for _, b := range bs[:3] {
 		fmt.Printf("%s: %s\n", b.Name, b.Want)
 	}

@@ -4,14 +4,11 @@ import (
 	"fmt"
 
 	"github.com/informerlab/informerlab/labs/suite/workqueuesuite"
-	"github.com/informerlab/informerlab/workqueue"
 )
 
 // The behaviours a workqueue is graded on, here for informerlab's own.
 func ExampleBehaviours() {
-	bs := workqueuesuite.Behaviours(workqueuesuite.Impl{
-		NewQueue: func() workqueue.DelayingInterface[string] { return workqueue.NewDelaying[string]() },
-	})
+	bs := workqueuesuite.Behaviours(workqueuesuite.Reference)
 	for _, b := range bs[:2] {
 		fmt.Printf("%s: %s\n", b.Name, b.Want)
 	}

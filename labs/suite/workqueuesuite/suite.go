@@ -24,6 +24,13 @@ type Impl struct {
 	NewQueue func() workqueue.DelayingInterface[string]
 }
 
+// Reference is informerlab's own implementation: what
+// workqueue/suite_test.go grades, and what labs/2-workqueue wires in under
+// the labs_reference build tag.
+var Reference = Impl{
+	NewQueue: func() workqueue.DelayingInterface[string] { return workqueue.NewDelaying[string]() },
+}
+
 const (
 	docKeys     = "docs/workqueue.md#why-the-queue-holds-keys-not-objects"
 	docGetDone  = "docs/workqueue.md#get-done-forget-addratelimited-what-each-one-does"

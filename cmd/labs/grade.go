@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/informerlab/informerlab/labs/grade"
+)
+
+// labGrade is what grading one lab found.
+type labGrade struct {
+	lab                       string
+	passed, total, notStarted int
+	// report is the grader's report, as the lab's TestGrade printed it.
+	report []string
+	// problem, if set, is why there is no score: the lab did not build,
+	// or its test binary died before printing one.
+	problem string
+	// output is the lab's raw test output, shown with a problem.
+	output []string
+}
+
+// labDir matches a lab's directory name: its number, a dash, its name.
+var labDir = regexp.MustCompile(`^([0-9]+)-[a-z0-9-]+$`)
+
+// repoRoot walks up from the working directory to informerlab's go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.Contains(data, []byte("module github.com/informerlab/informerlab\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("labs: run this inside the informerlab repository (no informerlab go.mod above the working directory)")
+		}
+		dir = parent
+	}
+}
+
+// findLabs returns the labs under root/labs, in number order.
+func findLabs(root string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(root, "labs"))
+	if err != nil {
+		return nil, fmt.Errorf("labs: %w", err)
+	}
+	var labs []string
+	for _, e := range entries {
+		if e.IsDir() && labDir.MatchString(e.Name()) {
+			labs = append(labs, e.Name())
+		}
+	}
+	sort.Slice(labs, func(i, j int) bool { return labNumber(labs[i]) < labNumber(labs[j]) })
+	if len(labs) == 0 {
+		return nil, errors.New("labs: no labs found in " + filepath.Join(root, "labs"))
+	}
+	return labs, nil
+}
+
+func labNumber(lab string) int {
+	n, _ := strconv.Atoi(labDir.FindStringSubmatch(lab)[1])
+	return n
+}
+
+// selectLabs picks the labs named on the command line, by full name or
+// number; none named means all.
+func selectLabs(all, names []string) ([]string, error) {
+	if len(names) == 0 {
+		return all, nil
+	}
+	var picked []string
+	for _, name := range names {
+		found := ""
+		for _, lab := range all {
+			if lab == name || strings.SplitN(lab, "-", 2)[0] == name {
+				found = lab
+			}
+		}
+		if found == "" {
+			return nil, &usageError{msg: fmt.Sprintf("no lab %q; the labs are %s", name, strings.Join(all, ", "))}
+		}
+		picked = append(picked, found)
+	}
+	return picked, nil
+}
+
+// gradeLabs runs every lab's grader in one go test invocation.
+func gradeLabs(ctx context.Context, root string, labs []string, reference, race bool) ([]labGrade, error) {
+	args := []string{"test", "-count=1", "-json"}
+	if reference {
+		args = append(args, "-tags", "labs_reference")
+	}
+	if race {
+		args = append(args, "-race")
+	}
+	for _, lab := range labs {
+		args = append(args, "./labs/"+lab+"/")
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return nil, fmt.Errorf("labs: go test: %w", err)
+	}
+	grades, perr := parseTestJSON(bytes.NewReader(out), labs)
+	if perr != nil {
+		return nil, perr
+	}
+	// A lab that does not compile shows up on stderr, not in the JSON.
+	build := strings.TrimSpace(stderr.String())
+	for i := range grades {
+		if grades[i].problem != "" && build != "" {
+			grades[i].output = append(grades[i].output, strings.Split(build, "\n")...)
+		}
+	}
+	return grades, nil
+}
+
+// testEvent is the part of a go test -json event the tool reads.
+type testEvent struct {
+	Action  string
+	Package string
+	Test    string
+	Output  string
+	// ImportPath names the package of a build-output event (a compile
+	// error), e.g. "example.com/x [example.com/x.test]".
+	ImportPath string
+}
+
+// parseTestJSON reads go test -json output and returns one grade per lab,
+// in the order of labs.
+func parseTestJSON(r io.Reader, labs []string) ([]labGrade, error) {
+	byPkg := map[string]*labGrade{}
+	grades := make([]labGrade, len(labs))
+	for i, lab := range labs {
+		grades[i] = labGrade{lab: lab}
+		byPkg["github.com/informerlab/informerlab/labs/"+lab] = &grades[i]
+	}
+	inReport := map[*labGrade]bool{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev testEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			continue // a line that is not an event: build output
+		}
+		if ev.Action == "build-output" {
+			pkg, _, _ := strings.Cut(ev.ImportPath, " ")
+			if g := byPkg[pkg]; g != nil {
+				g.output = append(g.output, strings.TrimRight(ev.Output, "\n"))
+			}
+			continue
+		}
+		g := byPkg[ev.Package]
+		if g == nil || ev.Action != "output" {
+			continue
+		}
+		line := strings.TrimRight(ev.Output, "\n")
+		g.output = append(g.output, line)
+		if strings.HasPrefix(line, grade.ScoreLinePrefix) {
+			if err := parseScoreLine(line, g); err != nil {
+				return nil, err
+			}
+			inReport[g] = true
+			continue
+		}
+		if inReport[g] {
+			if strings.HasPrefix(line, "  ✗ ") || strings.HasPrefix(line, "  · ") || strings.HasPrefix(line, g.lab+":") {
+				g.report = append(g.report, line)
+			} else {
+				inReport[g] = false
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("labs: reading go test output: %w", err)
+	}
+	for i := range grades {
+		if grades[i].total == 0 && grades[i].problem == "" {
+			grades[i].problem = "no score: the lab did not build, or its test died before grading (see below)"
+		}
+	}
+	return grades, nil
+}
+
+// parseScoreLine reads "grade: lab=X passed=N total=M notstarted=K".
+func parseScoreLine(line string, g *labGrade) error {
+	fields := map[string]string{}
+	for _, f := range strings.Fields(strings.TrimPrefix(line, grade.ScoreLinePrefix)) {
+		k, v, ok := strings.Cut(f, "=")
+		if ok {
+			fields[k] = v
+		}
+	}
+	var err error
+	num := func(k string) int {
+		n, e := strconv.Atoi(fields[k])
+		if e != nil && err == nil {
+			err = fmt.Errorf("labs: malformed score line %q", line)
+		}
+		return n
+	}
+	g.passed, g.total, g.notStarted = num("passed"), num("total"), num("notstarted")
+	return err
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	var usage *usageError
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &usage):
+		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "run 'go run ./cmd/labs --help' for usage")
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// usageError is a bad command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return "labs: " + e.msg }
+
+const usageText = `Usage: go run ./cmd/labs [flags] [lab ...]
+
+Grades the labs in labs/ and shows the progress over all of them as a
+table: how many behaviours of each lab pass, how many fail, and how many
+are not started (still panicking with "not implemented"). Name one or more
+labs (e.g. 2-workqueue, or just 2) to see, for each behaviour that does not
+pass, what is expected and which section of docs/ explains it.
+
+Run it from anywhere inside the informerlab repository. It runs
+'go test -json' on the labs, so the first run compiles them.
+
+Flags:
+`
+
+// options are the parsed flags.
+type options struct {
+	reference      bool
+	checkSkeletons bool
+	race           bool
+	labs           []string
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("labs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&o.reference, "reference", false,
+		"grade informerlab's own implementation instead of yours (build tag labs_reference);\nfails unless every lab scores 100%")
+	fs.BoolVar(&o.checkSkeletons, "check-skeletons", false,
+		"check that every lab, untouched, compiles and scores 0 with every behaviour not started;\nfails otherwise (CI runs this on the skeletons)")
+	fs.BoolVar(&o.race, "race", false, "grade with the race detector on (slower; the concurrency behaviours need it to be proven)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, &usageError{msg: err.Error()}
+	}
+	if o.reference && o.checkSkeletons {
+		return o, &usageError{msg: "--reference and --check-skeletons grade different code; pass one"}
+	}
+	o.labs = fs.Args()
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	all, err := findLabs(root)
+	if err != nil {
+		return err
+	}
+	labs, err := selectLabs(all, o.labs)
+	if err != nil {
+		return err
+	}
+	grades, err := gradeLabs(ctx, root, labs, o.reference, o.race)
+	if err != nil {
+		return err
+	}
+	writeTable(stdout, grades)
+	if len(o.labs) > 0 {
+		for _, g := range grades {
+			writeDetails(stdout, g)
+		}
+	}
+	switch {
+	case o.reference:
+		return requireAll(grades, "informerlab's implementation", func(g labGrade) bool {
+			return g.problem == "" && g.total > 0 && g.passed == g.total
+		})
+	case o.checkSkeletons:
+		return requireAll(grades, "untouched skeleton", func(g labGrade) bool {
+			return g.problem == "" && g.total > 0 && g.passed == 0 && g.notStarted == g.total
+		})
+	}
+	writeNext(stdout, grades)
+	return nil
+}
+
+// requireAll fails, naming the labs, if ok is false for any grade.
+func requireAll(grades []labGrade, what string, ok func(labGrade) bool) error {
+	var bad []string
+	for _, g := range grades {
+		if !ok(g) {
+			bad = append(bad, g.lab)
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("labs: %s: unexpected score in %v", what, bad)
+	}
+	return nil
+}

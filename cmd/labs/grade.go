@@ -35,25 +35,6 @@ type labGrade struct {
 // labDir matches a lab's directory name: its number, a dash, its name.
 var labDir = regexp.MustCompile(`^([0-9]+)-[a-z0-9-]+$`)
 
-// repoRoot walks up from the working directory to informerlab's go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(data, []byte("module github.com/informerlab/informerlab\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("labs: run this inside the informerlab repository (no informerlab go.mod above the working directory)")
-		}
-		dir = parent
-	}
-}
-
 // findLabs returns the labs under root/labs, in number order.
 func findLabs(root string) ([]string, error) {
 	entries, err := os.ReadDir(filepath.Join(root, "labs"))

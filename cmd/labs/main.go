@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/informerlab/informerlab/labs/grade"
 )
 
 func main() {
@@ -87,9 +89,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	root, err := repoRoot()
+	root, err := grade.RepoRoot()
 	if err != nil {
-		return err
+		return fmt.Errorf("labs: %w", err)
 	}
 	all, err := findLabs(root)
 	if err != nil {

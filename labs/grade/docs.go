@@ -14,7 +14,7 @@ import (
 // repository and a heading in it, so the links the grader prints lead
 // somewhere.
 func CheckDocs(behaviours []Behaviour) error {
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -41,9 +41,9 @@ func CheckDocs(behaviours []Behaviour) error {
 	return errors.Join(errs...)
 }
 
-// repoRoot walks up from the working directory to the directory holding
-// the repository's go.mod.
-func repoRoot() (string, error) {
+// RepoRoot walks up from the working directory to the directory holding
+// informerlab's go.mod: the root the Doc links are relative to.
+func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -55,7 +55,7 @@ func repoRoot() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("grade: no informerlab go.mod above the working directory")
+			return "", errors.New("no informerlab go.mod above the working directory: run this inside the informerlab repository")
 		}
 		dir = parent
 	}

@@ -3,13 +3,13 @@ package ratelimitersuite
 import (
 	"math"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/informerlab/informerlab/labs/grade"
+	"github.com/informerlab/informerlab/labs/suite/workqueuesuite"
 	"github.com/informerlab/informerlab/workqueue"
 )
 
@@ -225,21 +225,13 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					defer q.ShutDown()
 					q.AddRateLimited("a")
 					assert.Equal(t, 1, q.NumRequeues("a"))
-					time.Sleep(time.Second - time.Millisecond)
-					synctest.Wait()
-					assert.Equal(t, 0, q.Len(), "before the first delay of 1s")
-					time.Sleep(time.Millisecond)
-					synctest.Wait()
-					require.Equal(t, 1, q.Len(), "after 1s")
+					assert.Equal(t, 0, workqueuesuite.LenAfter(q, time.Second-time.Millisecond), "before the first delay of 1s")
+					require.Equal(t, 1, workqueuesuite.LenAfter(q, time.Millisecond), "after 1s")
 					item, _ := q.Get()
 					q.Done(item)
 					q.AddRateLimited("a")
-					time.Sleep(2*time.Second - time.Millisecond)
-					synctest.Wait()
-					assert.Equal(t, 0, q.Len(), "before the second delay of 2s")
-					time.Sleep(time.Millisecond)
-					synctest.Wait()
-					assert.Equal(t, 1, q.Len(), "after 2s")
+					assert.Equal(t, 0, workqueuesuite.LenAfter(q, 2*time.Second-time.Millisecond), "before the second delay of 2s")
+					assert.Equal(t, 1, workqueuesuite.LenAfter(q, time.Millisecond), "after 2s")
 					assert.Equal(t, 2, q.NumRequeues("a"))
 				})
 			},
@@ -257,15 +249,11 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					}
 					q.Forget("a")
 					assert.Equal(t, 0, q.NumRequeues("a"))
-					time.Sleep(time.Second)
-					synctest.Wait()
-					require.Equal(t, 1, q.Len(), "the first AddRateLimited's 1s delay came due")
+					require.Equal(t, 1, workqueuesuite.LenAfter(q, time.Second), "the first AddRateLimited's 1s delay came due")
 					item, _ := q.Get()
 					q.Done(item)
 					q.AddRateLimited("a")
-					time.Sleep(time.Second)
-					synctest.Wait()
-					assert.Equal(t, 1, q.Len(), "after Forget the delay is 1s again")
+					assert.Equal(t, 1, workqueuesuite.LenAfter(q, time.Second), "after Forget the delay is 1s again")
 				})
 			},
 		},
@@ -283,9 +271,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					item, _ := q.Get()
 					assert.Equal(t, "a", item)
 					q.Done(item)
-					time.Sleep(time.Minute)
-					synctest.Wait()
-					assert.Equal(t, 1, q.Len())
+					assert.Equal(t, 1, workqueuesuite.LenAfter(q, time.Minute))
 					q.ShutDown()
 					item, shutdown := q.Get()
 					assert.Equal(t, "b", item)

@@ -240,12 +240,8 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					q.AddAfter("past", -time.Second)
 					assert.Equal(t, 2, q.Len())
 					assert.Equal(t, []string{"now", "past"}, getN(t, q, 2))
-					time.Sleep(time.Second - time.Millisecond)
-					synctest.Wait()
-					assert.Equal(t, 0, q.Len(), "1ms before the delay")
-					time.Sleep(time.Millisecond)
-					synctest.Wait()
-					assert.Equal(t, 1, q.Len(), "at the delay")
+					assert.Equal(t, 0, LenAfter(q, time.Second-time.Millisecond), "1ms before the delay")
+					assert.Equal(t, 1, LenAfter(q, time.Millisecond), "at the delay")
 					assert.Equal(t, []string{"later"}, getN(t, q, 1))
 				})
 			},
@@ -259,14 +255,10 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					q.AddAfter("a", 10*time.Second)
 					q.AddAfter("a", 2*time.Second)
 					q.AddAfter("a", 5*time.Second)
-					time.Sleep(2 * time.Second)
-					synctest.Wait()
-					assert.Equal(t, 1, q.Len(), "ready at the earliest time")
+					assert.Equal(t, 1, LenAfter(q, 2*time.Second), "ready at the earliest time")
 					getN(t, q, 1)
 					q.Done("a")
-					time.Sleep(20 * time.Second)
-					synctest.Wait()
-					assert.Equal(t, 0, q.Len(), "the later AddAfters did not add it again")
+					assert.Equal(t, 0, LenAfter(q, 20*time.Second), "the later AddAfters did not add it again")
 				})
 			},
 		},
@@ -279,8 +271,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					q.AddAfter("c", 3*time.Second)
 					q.AddAfter("a", time.Second)
 					q.AddAfter("b", 2*time.Second)
-					time.Sleep(3 * time.Second)
-					synctest.Wait()
+					require.Equal(t, 3, LenAfter(q, 3*time.Second))
 					assert.Equal(t, []string{"a", "b", "c"}, getN(t, q, 3))
 				})
 			},
@@ -293,9 +284,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
 					q.AddAfter("a", time.Second)
 					q.Add("a")
-					time.Sleep(2 * time.Second)
-					synctest.Wait()
-					assert.Equal(t, 1, q.Len())
+					assert.Equal(t, 1, LenAfter(q, 2*time.Second))
 				})
 			},
 		},
@@ -308,9 +297,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					q.AddAfter("a", time.Second)
 					q.ShutDown()
 					q.AddAfter("b", 0)
-					time.Sleep(2 * time.Second)
-					synctest.Wait()
-					assert.Equal(t, 0, q.Len())
+					assert.Equal(t, 0, LenAfter(q, 2*time.Second))
 					_, shutdown := q.Get()
 					assert.True(t, shutdown)
 				})
@@ -399,4 +386,13 @@ func getN(t *testing.T, q workqueue.Interface[string], n int) []string {
 		items = append(items, item)
 	}
 	return items
+}
+
+// LenAfter lets d pass on the bubble's fake clock, waits until every
+// goroutine of the bubble is blocked (the queue has moved whatever came
+// due), and returns q.Len(). Call it inside a synctest bubble.
+func LenAfter(q workqueue.Interface[string], d time.Duration) int {
+	time.Sleep(d)
+	synctest.Wait()
+	return q.Len()
 }

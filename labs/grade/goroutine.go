@@ -2,22 +2,35 @@ package grade
 
 import (
 	"runtime/debug"
+	"sync"
 	"testing"
 	"testing/synctest"
 )
 
+// startedNothing records, by test name, the tests whose goroutines hit a
+// NotImplementedError: the grader counts them as not started.
+var startedNothing sync.Map
+
 // Go runs fn on a new goroutine and returns a channel closed when fn
 // returns. Suites call a learner's code through it whenever they need more
 // than one goroutine: a panic there fails t with its stack instead of
-// crashing the whole grader. Wait for the channel before the test ends.
+// crashing the whole grader, and a NotImplementedError marks the
+// behaviour as not started. Wait for the channel before the test ends.
 func Go(t testing.TB, fn func()) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer func() {
-			if r := recover(); r != nil {
-				t.Errorf("panic in a goroutine: %v\n%s", r, debug.Stack())
+			r := recover()
+			if r == nil {
+				return
 			}
+			if err, ok := r.(error); ok && IsNotImplemented(err) {
+				startedNothing.Store(t.Name(), err)
+				t.Errorf("not started: %v (on another goroutine)", err)
+				return
+			}
+			t.Errorf("panic in a goroutine: %v\n%s", r, debug.Stack())
 		}()
 		fn()
 	}()

@@ -139,7 +139,9 @@ func run(t *testing.T, behaviours []Behaviour, strict bool) []Result {
 			continue
 		}
 		notStarted := false
+		var name string
 		passed := t.Run(b.Name, func(t *testing.T) {
+			name = t.Name()
 			defer func() {
 				r := recover()
 				if r == nil {
@@ -156,6 +158,9 @@ func run(t *testing.T, behaviours []Behaviour, strict bool) []Result {
 			}()
 			b.Test(t)
 		})
+		if _, ok := startedNothing.LoadAndDelete(name); ok && !passed && !strict {
+			notStarted = true
+		}
 		outcome := Failed
 		switch {
 		case notStarted:

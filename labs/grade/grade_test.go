@@ -29,13 +29,16 @@ func sampleBehaviours(which string) []grade.Behaviour {
 	missing := grade.Behaviour{Name: "Missing", Want: "Queue.Add to work", Doc: "docs/labs.md#the-path", Test: func(t *testing.T) {
 		panic(grade.NotImplemented("Queue.Add"))
 	}}
+	missingElsewhere := grade.Behaviour{Name: "MissingElsewhere", Want: "Run to work", Doc: "docs/labs.md#the-path", Test: func(t *testing.T) {
+		<-grade.Go(t, func() { panic(grade.NotImplemented("Reflector.Run")) })
+	}}
 	switch which {
 	case "skeleton":
 		return []grade.Behaviour{missing, missing}
 	case "done":
 		return []grade.Behaviour{pass, pass}
 	default:
-		return []grade.Behaviour{pass, fail, panics, missing}
+		return []grade.Behaviour{pass, fail, panics, missing, missingElsewhere}
 	}
 }
 
@@ -62,12 +65,13 @@ func runLab(t *testing.T, which string) (string, error) {
 func TestLabReportsScoreAndWhatIsWrong(t *testing.T) {
 	out, err := runLab(t, "mixed")
 	require.Error(t, err, "a lab with failing behaviours fails:\n%s", out)
-	assert.Contains(t, out, "grade: lab=0-sample passed=1 total=4 notstarted=1\n")
-	assert.Contains(t, out, "0-sample: 1 of 4 behaviours pass (1 not started)\n")
+	assert.Contains(t, out, "grade: lab=0-sample passed=1 total=5 notstarted=2\n")
+	assert.Contains(t, out, "0-sample: 1 of 5 behaviours pass (2 not started)\n")
 	assert.Contains(t, out, "✗ Fails — want: one equals two (see docs/labs.md#the-path)")
 	assert.Contains(t, out, "✗ Panics — want: no panic (see docs/labs.md#the-path)")
 	assert.Contains(t, out, "· Missing — not started; want: Queue.Add to work")
-	assert.Contains(t, out, "1 of 4 behaviours not started")
+	assert.Contains(t, out, "· MissingElsewhere — not started; want: Run to work", "a goroutine's NotImplemented")
+	assert.Contains(t, out, "2 of 5 behaviours not started")
 	assert.NotContains(t, out, "✗ Passes")
 }
 

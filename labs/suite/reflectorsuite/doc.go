@@ -1,0 +1,18 @@
+// Package reflectorsuite is the graded behaviour of a Reflector (diagram
+// steps 1 and 2): the loop that lists a resource, watches it from the
+// list's resourceVersion, and writes what it learns into a Store.
+//
+// [Behaviours] runs each behaviour against informerlab's in-memory API
+// server, fakeapi, inside a testing/synctest bubble, with a Store that
+// records every write. They check the happy path (list → Replace, a watch
+// from exactly the list's resourceVersion, events → Add/Update/Delete,
+// bookmarks) and the recoveries that make an informer trustworthy: a
+// cleanly closed watch resumes from the last resourceVersion without a
+// relist; a 410 Gone (history compacted, or an ERROR event) forces a
+// relist that reveals what the watch missed; a failing list is retried
+// after delays that grow; and Run returns when its context is cancelled,
+// whatever it was doing.
+//
+// informerlab's reflector runs this suite in reflector/suite_test.go;
+// labs/5-reflector grades a learner's Reflector with it.
+package reflectorsuite

@@ -1,0 +1,269 @@
+package reflectorsuite
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/informerlab/informerlab/labs/grade"
+	"github.com/informerlab/informerlab/reflector"
+)
+
+// Reflector is the API the suite grades.
+type Reflector interface {
+	// Run lists, watches and recovers until ctx is cancelled, then
+	// returns, leaving no goroutine or watch behind.
+	Run(ctx context.Context)
+	// LastSyncResourceVersion is the resourceVersion of the last list,
+	// event or bookmark seen.
+	LastSyncResourceVersion() string
+}
+
+// Impl is how an implementation plugs in.
+type Impl struct {
+	// New returns a Reflector that keeps store in step with lw. It must
+	// not start anything: Run does.
+	New func(lw reflector.ListerWatcher, store reflector.Store) Reflector
+}
+
+// Reference is informerlab's own implementation: what
+// reflector/suite_test.go grades, and what labs/5-reflector wires in under
+// the labs_reference build tag.
+var Reference = Impl{
+	New: func(lw reflector.ListerWatcher, store reflector.Store) Reflector {
+		return reflector.New(lw, nil, store, reflector.Options{Logger: slog.New(slog.DiscardHandler)})
+	},
+}
+
+const (
+	docStates = "docs/reflector.md#1-the-state-machine"
+	docRVs    = "docs/reflector.md#2-resourceversion-rules"
+	docErrors = "docs/reflector.md#3-the-error-taxonomy-and-why-it-is-that-way"
+)
+
+// Behaviours returns the graded behaviours of a Reflector. Each runs in a
+// testing/synctest bubble against an in-memory fakeapi server: backoff
+// delays pass on a fake clock.
+func Behaviours(impl Impl) []grade.Behaviour {
+	// inBubble runs fn with a started env.
+	inBubble := func(t *testing.T, prepare func(*env), objects []string, fn func(t *testing.T, e *env)) {
+		t.Helper()
+		grade.Bubble(t, func(t *testing.T) {
+			fn(t, start(t, impl, prepare, objects...))
+		})
+	}
+	ab := []string{"a", "b"}
+	return []grade.Behaviour{
+		{
+			Name: "ListReplacesTheStore",
+			Want: "Run first lists, then calls store.Replace once with every listed object and the list's resourceVersion",
+			Doc:  docStates,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					assert.Equal(t, []string{"replace rv=" + e.rv() + " [a b]"}, e.store.writes())
+					assert.Equal(t, e.serverView(t), e.store.view())
+					assert.Equal(t, e.rv(), e.r.LastSyncResourceVersion())
+				})
+			},
+		},
+		{
+			Name: "WatchStartsAtTheListResourceVersion",
+			Want: "after the list, one watch opens from exactly the list's resourceVersion, so no change between the two is lost",
+			Doc:  docRVs,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					calls := e.lw.all()
+					require.Len(t, calls, 2, "one list, one watch: %v", calls)
+					assert.Regexp(t, `^list rv=`, calls[0])
+					assert.Equal(t, `watch rv="`+e.rv()+`"`, calls[1])
+				})
+			},
+		},
+		{
+			Name: "WatchEventsReachTheStore",
+			Want: "ADDED, MODIFIED and DELETED events become store.Add, Update and Delete, in the order the server sent them",
+			Doc:  docStates,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					e.store.writes()
+					e.create(t, "c")
+					_, err := e.cms.Patch(context.Background(), "a", types.MergePatchType, []byte(`{"data":{"k":"v"}}`), metav1.PatchOptions{})
+					require.NoError(t, err)
+					require.NoError(t, e.cms.Delete(context.Background(), "b", metav1.DeleteOptions{}))
+					deletedAt := e.rv()
+					advance(0)
+					view := e.serverView(t)
+					assert.Equal(t, []string{"add c " + view["c"], "update a " + view["a"], "delete b " + deletedAt}, e.store.writes())
+					assert.Equal(t, view, e.store.view())
+				})
+			},
+		},
+		{
+			Name: "ResourceVersionFollowsEvents",
+			Want: "LastSyncResourceVersion moves to the resourceVersion of each event applied",
+			Doc:  docRVs,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					for i := range 3 {
+						e.create(t, "n"+strconv.Itoa(i))
+						advance(0)
+						assert.Equal(t, e.rv(), e.r.LastSyncResourceVersion(), "after create %d", i)
+					}
+				})
+			},
+		},
+		{
+			Name: "ClosedWatchResumesWithoutRelist",
+			Want: "when the server ends a watch cleanly, the Reflector watches again from its last resourceVersion, without listing",
+			Doc:  docStates,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					advance(5 * time.Second)
+					e.create(t, "c")
+					advance(0)
+					lastRV := e.r.LastSyncResourceVersion()
+					e.srv.CloseWatches()
+					advance(time.Minute)
+					assert.Equal(t, 1, e.lw.count("list"), "calls: %v", e.lw.all())
+					assert.Contains(t, e.lw.all(), `watch rv="`+lastRV+`"`)
+					e.create(t, "d")
+					advance(0)
+					assert.Equal(t, e.serverView(t), e.store.view(), "events flow on the new watch")
+				})
+			},
+		},
+		{
+			Name: "ExpiredResourceVersionRelists",
+			Want: "when the re-watch is refused with 410 Gone (history compacted), the Reflector lists again and Replace brings the store up to date",
+			Doc:  docErrors,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					advance(5 * time.Second)
+					lastRV := e.r.LastSyncResourceVersion()
+					require.NoError(t, e.silent.Delete(context.Background(), "a", metav1.DeleteOptions{}))
+					_, err := e.silent.Create(context.Background(), configMap("z"), metav1.CreateOptions{})
+					require.NoError(t, err)
+					e.srv.Compact()
+					e.srv.CloseWatches()
+					advance(2 * time.Minute)
+					calls := e.lw.all()
+					assert.Equal(t, 2, e.lw.count("list"), "calls: %v", calls)
+					assert.Contains(t, calls, `watch rv="`+lastRV+`"`, "it tried to resume first")
+					assert.Equal(t, e.serverView(t), e.store.view(), "the relist revealed the silent writes")
+				})
+			},
+		},
+		{
+			Name: "WatchErrorEventRelists",
+			Want: "an ERROR event of 410 Expired on the watch makes the Reflector list again",
+			Doc:  docErrors,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					_, err := e.silent.Create(context.Background(), configMap("hidden"), metav1.CreateOptions{})
+					require.NoError(t, err)
+					e.srv.InjectWatchError(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone,
+						Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
+					advance(2 * time.Minute)
+					assert.Equal(t, 2, e.lw.count("list"), "calls: %v", e.lw.all())
+					assert.Equal(t, e.serverView(t), e.store.view())
+				})
+			},
+		},
+		{
+			Name: "FailedListIsRetried",
+			Want: "a list that fails (500) is retried after a delay, not at once, until it succeeds",
+			Doc:  docErrors,
+			Test: func(t *testing.T) {
+				prepare := func(e *env) { require.NoError(t, e.srv.FailNext("list", 2, http.StatusInternalServerError)) }
+				inBubble(t, prepare, ab, func(t *testing.T, e *env) {
+					assert.Equal(t, 1, e.lw.count("list"), "no retry without a delay: %v", e.lw.all())
+					advance(5 * time.Minute)
+					assert.Equal(t, 3, e.lw.count("list"), "two failures, then success: %v", e.lw.all())
+					assert.Equal(t, e.serverView(t), e.store.view())
+				})
+			},
+		},
+		{
+			Name: "BackoffGrowsWhileTheServerIsDown",
+			Want: "while every list fails, the delays between attempts grow: a handful of attempts in two minutes, not a hot loop",
+			Doc:  docErrors,
+			Test: func(t *testing.T) {
+				prepare := func(e *env) {
+					require.NoError(t, e.srv.FailNext("list", 1000, http.StatusServiceUnavailable))
+				}
+				inBubble(t, prepare, ab, func(t *testing.T, e *env) {
+					var at []time.Duration
+					begin := time.Now()
+					for range 120 {
+						n := e.lw.count("list")
+						advance(time.Second)
+						if e.lw.count("list") > n {
+							at = append(at, time.Since(begin))
+						}
+					}
+					require.GreaterOrEqual(t, len(at), 3, "retried at %v", at)
+					assert.LessOrEqual(t, len(at), 15, "retried at %v", at)
+					first, last := at[1]-at[0], at[len(at)-1]-at[len(at)-2]
+					assert.Greater(t, last, first, "delays grow: retried at %v", at)
+					require.NoError(t, e.srv.FailNext("list", 0, http.StatusServiceUnavailable))
+				})
+			},
+		},
+		{
+			Name: "RunReturnsWhenCancelled",
+			Want: "cancelling Run's context makes Run return promptly, while watching and while backing off",
+			Doc:  docStates,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					e.cancel()
+					synctest.Wait()
+					select {
+					case <-e.done:
+					default:
+						t.Fatal("Run did not return after its context was cancelled (while watching)")
+					}
+				})
+				prepare := func(e *env) { require.NoError(t, e.srv.FailNext("list", 1000, http.StatusServiceUnavailable)) }
+				inBubble(t, prepare, nil, func(t *testing.T, e *env) {
+					advance(time.Second)
+					e.cancel()
+					synctest.Wait()
+					select {
+					case <-e.done:
+					default:
+						t.Fatal("Run did not return after its context was cancelled (while backing off)")
+					}
+					require.NoError(t, e.srv.FailNext("list", 0, http.StatusServiceUnavailable))
+				})
+			},
+		},
+		{
+			Name: "BookmarksMoveTheResourceVersion",
+			Want: "the watch asks for bookmarks; a BOOKMARK event moves LastSyncResourceVersion and writes nothing to the store",
+			Doc:  docRVs,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, []string{"a"}, func(t *testing.T, e *env) {
+					e.store.writes()
+					elsewhere := configMap("elsewhere")
+					elsewhere.SetNamespace("other")
+					_, err := e.srv.Resource(configMaps).Namespace("other").Create(context.Background(), elsewhere, metav1.CreateOptions{})
+					require.NoError(t, err)
+					// fakeapi sends a watch that asked for bookmarks one a
+					// minute, carrying the newest resourceVersion.
+					advance(time.Minute)
+					assert.Equal(t, e.rv(), e.r.LastSyncResourceVersion(), "calls: %v", e.lw.all())
+					assert.Empty(t, e.store.writes())
+				})
+			},
+		},
+	}
+}

@@ -8,33 +8,25 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 
-	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/labs/grade"
+	"github.com/informerlab/informerlab/labs/suite/internal/world"
 	"github.com/informerlab/informerlab/reflector"
 )
-
-var configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 
 // env is one behaviour's world, inside a synctest bubble: a fakeapi
 // server with ConfigMaps in namespace "ns", a ListerWatcher that records
 // every call, a Store that records every write, and the Reflector under
 // test running on its own goroutine.
 type env struct {
-	srv    *fakeapi.Server
-	cms    *fakeapi.ResourceClient
-	silent *fakeapi.ResourceClient
-	lw     *recordingLW
-	store  *recordingStore
-	r      Reflector
+	*world.World
+	lw    *recordingLW
+	store *recordingStore
+	r     Reflector
 
 	cancel context.CancelFunc
 	done   <-chan struct{}
@@ -44,17 +36,8 @@ type env struct {
 // bubble settle (the initial list and watch happen).
 func start(t *testing.T, impl Impl, prepare func(*env), objects ...string) *env {
 	t.Helper()
-	srv := fakeapi.New(fakeapi.Options{})
-	e := &env{
-		srv:    srv,
-		cms:    srv.Resource(configMaps).Namespace("ns"),
-		silent: srv.SilentResource(configMaps).Namespace("ns"),
-		store:  &recordingStore{objects: map[string]string{}},
-	}
-	e.lw = &recordingLW{inner: e.cms}
-	for _, name := range objects {
-		e.create(t, name)
-	}
+	e := &env{World: world.New(t, objects...), store: &recordingStore{objects: map[string]string{}}}
+	e.lw = &recordingLW{inner: e.CMs}
 	if prepare != nil {
 		prepare(e)
 	}
@@ -67,49 +50,10 @@ func start(t *testing.T, impl Impl, prepare func(*env), objects ...string) *env 
 	return e
 }
 
-// stop cancels Run, waits for it to return and closes the server.
+// stop cancels Run and waits for it to return.
 func (e *env) stop() {
 	e.cancel()
 	<-e.done
-	e.srv.Close()
-}
-
-func (e *env) create(t *testing.T, name string) {
-	t.Helper()
-	_, err := e.cms.Create(context.Background(), configMap(name), metav1.CreateOptions{})
-	require.NoError(t, err)
-}
-
-// rv is the server's current resourceVersion.
-func (e *env) rv() string { return fmt.Sprint(e.srv.CurrentResourceVersion()) }
-
-// serverView is name → resourceVersion of every ConfigMap on the server.
-func (e *env) serverView(t *testing.T) map[string]string {
-	t.Helper()
-	list, err := e.cms.List(context.Background(), metav1.ListOptions{})
-	require.NoError(t, err)
-	view := map[string]string{}
-	items, ok := list.(*unstructured.UnstructuredList)
-	require.True(t, ok, "list is %T", list)
-	for _, item := range items.Items {
-		view[item.GetName()] = item.GetResourceVersion()
-	}
-	return view
-}
-
-// advance lets d pass on the fake clock and lets the bubble settle.
-func advance(d time.Duration) {
-	time.Sleep(d)
-	synctest.Wait()
-}
-
-func configMap(name string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion("v1")
-	u.SetKind("ConfigMap")
-	u.SetNamespace("ns")
-	u.SetName(name)
-	return u
 }
 
 // recordingLW passes every call to fakeapi and records it as
@@ -163,18 +107,10 @@ type recordingStore struct {
 	log     []string
 }
 
-func nameRV(obj any) (string, string) {
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return fmt.Sprintf("<%T>", obj), ""
-	}
-	return m.GetName(), m.GetResourceVersion()
-}
-
 func (s *recordingStore) write(verb string, obj any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	name, rv := nameRV(obj)
+	name, rv := world.NameRV(obj)
 	if verb == "delete" {
 		delete(s.objects, name)
 	} else {
@@ -195,7 +131,7 @@ func (s *recordingStore) Replace(list []any, rv string) error {
 	s.objects = map[string]string{}
 	var names []string
 	for _, obj := range list {
-		name, objRV := nameRV(obj)
+		name, objRV := world.NameRV(obj)
 		s.objects[name] = objRV
 		names = append(names, name)
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/labs/grade"
+	"github.com/informerlab/informerlab/labs/suite/internal/world"
 	"github.com/informerlab/informerlab/reflector"
 )
 
@@ -69,9 +70,9 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Doc:  docStates,
 			Test: func(t *testing.T) {
 				inBubble(t, nil, ab, func(t *testing.T, e *env) {
-					assert.Equal(t, []string{"replace rv=" + e.rv() + " [a b]"}, e.store.writes())
-					assert.Equal(t, e.serverView(t), e.store.view())
-					assert.Equal(t, e.rv(), e.r.LastSyncResourceVersion())
+					assert.Equal(t, []string{"replace rv=" + e.RV() + " [a b]"}, e.store.writes())
+					assert.Equal(t, e.View(t), e.store.view())
+					assert.Equal(t, e.RV(), e.r.LastSyncResourceVersion())
 				})
 			},
 		},
@@ -84,7 +85,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					calls := e.lw.all()
 					require.Len(t, calls, 2, "one list, one watch: %v", calls)
 					assert.Regexp(t, `^list rv=`, calls[0])
-					assert.Equal(t, `watch rv="`+e.rv()+`"`, calls[1])
+					assert.Equal(t, `watch rv="`+e.RV()+`"`, calls[1])
 				})
 			},
 		},
@@ -95,13 +96,13 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Test: func(t *testing.T) {
 				inBubble(t, nil, ab, func(t *testing.T, e *env) {
 					e.store.writes()
-					e.create(t, "c")
-					_, err := e.cms.Patch(context.Background(), "a", types.MergePatchType, []byte(`{"data":{"k":"v"}}`), metav1.PatchOptions{})
+					e.Create(t, "c")
+					_, err := e.CMs.Patch(context.Background(), "a", types.MergePatchType, []byte(`{"data":{"k":"v"}}`), metav1.PatchOptions{})
 					require.NoError(t, err)
-					require.NoError(t, e.cms.Delete(context.Background(), "b", metav1.DeleteOptions{}))
-					deletedAt := e.rv()
-					advance(0)
-					view := e.serverView(t)
+					require.NoError(t, e.CMs.Delete(context.Background(), "b", metav1.DeleteOptions{}))
+					deletedAt := e.RV()
+					world.Advance(0)
+					view := e.View(t)
 					assert.Equal(t, []string{"add c " + view["c"], "update a " + view["a"], "delete b " + deletedAt}, e.store.writes())
 					assert.Equal(t, view, e.store.view())
 				})
@@ -114,9 +115,9 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Test: func(t *testing.T) {
 				inBubble(t, nil, ab, func(t *testing.T, e *env) {
 					for i := range 3 {
-						e.create(t, "n"+strconv.Itoa(i))
-						advance(0)
-						assert.Equal(t, e.rv(), e.r.LastSyncResourceVersion(), "after create %d", i)
+						e.Create(t, "n"+strconv.Itoa(i))
+						world.Advance(0)
+						assert.Equal(t, e.RV(), e.r.LastSyncResourceVersion(), "after create %d", i)
 					}
 				})
 			},
@@ -127,17 +128,17 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Doc:  docStates,
 			Test: func(t *testing.T) {
 				inBubble(t, nil, ab, func(t *testing.T, e *env) {
-					advance(5 * time.Second)
-					e.create(t, "c")
-					advance(0)
+					world.Advance(5 * time.Second)
+					e.Create(t, "c")
+					world.Advance(0)
 					lastRV := e.r.LastSyncResourceVersion()
-					e.srv.CloseWatches()
-					advance(time.Minute)
+					e.Srv.CloseWatches()
+					world.Advance(time.Minute)
 					assert.Equal(t, 1, e.lw.count("list"), "calls: %v", e.lw.all())
 					assert.Contains(t, e.lw.all(), `watch rv="`+lastRV+`"`)
-					e.create(t, "d")
-					advance(0)
-					assert.Equal(t, e.serverView(t), e.store.view(), "events flow on the new watch")
+					e.Create(t, "d")
+					world.Advance(0)
+					assert.Equal(t, e.View(t), e.store.view(), "events flow on the new watch")
 				})
 			},
 		},
@@ -147,18 +148,18 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Doc:  docErrors,
 			Test: func(t *testing.T) {
 				inBubble(t, nil, ab, func(t *testing.T, e *env) {
-					advance(5 * time.Second)
+					world.Advance(5 * time.Second)
 					lastRV := e.r.LastSyncResourceVersion()
-					require.NoError(t, e.silent.Delete(context.Background(), "a", metav1.DeleteOptions{}))
-					_, err := e.silent.Create(context.Background(), configMap("z"), metav1.CreateOptions{})
+					require.NoError(t, e.Silent.Delete(context.Background(), "a", metav1.DeleteOptions{}))
+					_, err := e.Silent.Create(context.Background(), world.ConfigMap("ns", "z"), metav1.CreateOptions{})
 					require.NoError(t, err)
-					e.srv.Compact()
-					e.srv.CloseWatches()
-					advance(2 * time.Minute)
+					e.Srv.Compact()
+					e.Srv.CloseWatches()
+					world.Advance(2 * time.Minute)
 					calls := e.lw.all()
 					assert.Equal(t, 2, e.lw.count("list"), "calls: %v", calls)
 					assert.Contains(t, calls, `watch rv="`+lastRV+`"`, "it tried to resume first")
-					assert.Equal(t, e.serverView(t), e.store.view(), "the relist revealed the silent writes")
+					assert.Equal(t, e.View(t), e.store.view(), "the relist revealed the silent writes")
 				})
 			},
 		},
@@ -168,13 +169,13 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Doc:  docErrors,
 			Test: func(t *testing.T) {
 				inBubble(t, nil, ab, func(t *testing.T, e *env) {
-					_, err := e.silent.Create(context.Background(), configMap("hidden"), metav1.CreateOptions{})
+					_, err := e.Silent.Create(context.Background(), world.ConfigMap("ns", "hidden"), metav1.CreateOptions{})
 					require.NoError(t, err)
-					e.srv.InjectWatchError(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone,
+					e.Srv.InjectWatchError(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone,
 						Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
-					advance(2 * time.Minute)
+					world.Advance(2 * time.Minute)
 					assert.Equal(t, 2, e.lw.count("list"), "calls: %v", e.lw.all())
-					assert.Equal(t, e.serverView(t), e.store.view())
+					assert.Equal(t, e.View(t), e.store.view())
 				})
 			},
 		},
@@ -183,12 +184,12 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "a list that fails (500) is retried after a delay, not at once, until it succeeds",
 			Doc:  docErrors,
 			Test: func(t *testing.T) {
-				prepare := func(e *env) { require.NoError(t, e.srv.FailNext("list", 2, http.StatusInternalServerError)) }
+				prepare := func(e *env) { require.NoError(t, e.Srv.FailNext("list", 2, http.StatusInternalServerError)) }
 				inBubble(t, prepare, ab, func(t *testing.T, e *env) {
 					assert.Equal(t, 1, e.lw.count("list"), "no retry without a delay: %v", e.lw.all())
-					advance(5 * time.Minute)
+					world.Advance(5 * time.Minute)
 					assert.Equal(t, 3, e.lw.count("list"), "two failures, then success: %v", e.lw.all())
-					assert.Equal(t, e.serverView(t), e.store.view())
+					assert.Equal(t, e.View(t), e.store.view())
 				})
 			},
 		},
@@ -198,14 +199,14 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Doc:  docErrors,
 			Test: func(t *testing.T) {
 				prepare := func(e *env) {
-					require.NoError(t, e.srv.FailNext("list", 1000, http.StatusServiceUnavailable))
+					require.NoError(t, e.Srv.FailNext("list", 1000, http.StatusServiceUnavailable))
 				}
 				inBubble(t, prepare, ab, func(t *testing.T, e *env) {
 					var at []time.Duration
 					begin := time.Now()
 					for range 120 {
 						n := e.lw.count("list")
-						advance(time.Second)
+						world.Advance(time.Second)
 						if e.lw.count("list") > n {
 							at = append(at, time.Since(begin))
 						}
@@ -214,7 +215,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					assert.LessOrEqual(t, len(at), 15, "retried at %v", at)
 					first, last := at[1]-at[0], at[len(at)-1]-at[len(at)-2]
 					assert.Greater(t, last, first, "delays grow: retried at %v", at)
-					require.NoError(t, e.srv.FailNext("list", 0, http.StatusServiceUnavailable))
+					require.NoError(t, e.Srv.FailNext("list", 0, http.StatusServiceUnavailable))
 				})
 			},
 		},
@@ -232,9 +233,9 @@ func Behaviours(impl Impl) []grade.Behaviour {
 						t.Fatal("Run did not return after its context was cancelled (while watching)")
 					}
 				})
-				prepare := func(e *env) { require.NoError(t, e.srv.FailNext("list", 1000, http.StatusServiceUnavailable)) }
+				prepare := func(e *env) { require.NoError(t, e.Srv.FailNext("list", 1000, http.StatusServiceUnavailable)) }
 				inBubble(t, prepare, nil, func(t *testing.T, e *env) {
-					advance(time.Second)
+					world.Advance(time.Second)
 					e.cancel()
 					synctest.Wait()
 					select {
@@ -242,7 +243,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					default:
 						t.Fatal("Run did not return after its context was cancelled (while backing off)")
 					}
-					require.NoError(t, e.srv.FailNext("list", 0, http.StatusServiceUnavailable))
+					require.NoError(t, e.Srv.FailNext("list", 0, http.StatusServiceUnavailable))
 				})
 			},
 		},
@@ -253,14 +254,13 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Test: func(t *testing.T) {
 				inBubble(t, nil, []string{"a"}, func(t *testing.T, e *env) {
 					e.store.writes()
-					elsewhere := configMap("elsewhere")
-					elsewhere.SetNamespace("other")
-					_, err := e.srv.Resource(configMaps).Namespace("other").Create(context.Background(), elsewhere, metav1.CreateOptions{})
+					_, err := e.Srv.Resource(world.ConfigMaps).Namespace("other").Create(context.Background(),
+						world.ConfigMap("other", "elsewhere"), metav1.CreateOptions{})
 					require.NoError(t, err)
-					// fakeapi sends a watch that asked for bookmarks one a
-					// minute, carrying the newest resourceVersion.
-					advance(time.Minute)
-					assert.Equal(t, e.rv(), e.r.LastSyncResourceVersion(), "calls: %v", e.lw.all())
+					// fakeapi sends a watch that asked for bookmarks one
+					// bookmark a minute, carrying the newest resourceVersion.
+					world.Advance(time.Minute)
+					assert.Equal(t, e.RV(), e.r.LastSyncResourceVersion(), "calls: %v", e.lw.all())
 					assert.Empty(t, e.store.writes())
 				})
 			},

@@ -1,0 +1,25 @@
+package controllersuite_test
+
+import (
+	"fmt"
+
+	"github.com/informerlab/informerlab/labs/suite/controllersuite"
+)
+
+// The behaviours a Foo controller is graded on.
+func ExampleBehaviours() {
+	for _, b := range controllersuite.Behaviours(controllersuite.Reference) {
+		fmt.Println(b.Name)
+	}
+	// Output:
+	// CreatesTheDeploymentItNames
+	// TheFooControlsItsDeployment
+	// ReplicasDefaultToOne
+	// ScalesWithTheFoo
+	// RecreatesADeletedDeployment
+	// StatusReportsAvailableReplicas
+	// LeavesAForeignDeploymentAlone
+	// KeepsItsFinalizerUntilCleanedUp
+	// DeletingTheFooRemovesItsDeployment
+	// EachFooGetsItsOwnDeployment
+}

@@ -1,0 +1,94 @@
+package controllersuite_test
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/informerlab/informerlab/controller"
+	sc "github.com/informerlab/informerlab/samplecontroller"
+)
+
+// simple is the smallest Reconciler that passes the suite: what a learner
+// might write for labs/7-controller, with no finalizer, conditions or
+// Events. Its switches turn one part off, for the mutants.
+type simple struct {
+	c *controller.Client
+
+	noFinalizer bool // no finalizer: the Foo goes at once, the cleanup is left to chance
+	noOwner     bool // create the Deployment without an owner reference
+	noStatus    bool // never write the Foo's status
+	anyOwner    bool // scale a Deployment whoever controls it
+	noDefault   bool // take a nil spec.replicas as 0
+}
+
+func (r *simple) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	foo := &sc.Foo{}
+	if err := r.c.Get(ctx, req.NamespacedName, foo); err != nil {
+		return controller.Result{}, controller.IgnoreNotFound(err)
+	}
+	if !r.noFinalizer {
+		fin := controller.Finalizer{Name: sc.FinalizerName, Cleanup: r.cleanup, Update: r.c.Update}
+		if deleting, err := fin.Finalize(ctx, foo); deleting || err != nil {
+			return controller.Result{}, err
+		}
+	}
+	want := int32(1)
+	if foo.Spec.Replicas != nil {
+		want = *foo.Spec.Replicas
+	} else if r.noDefault {
+		want = 0
+	}
+	dep := &sc.Deployment{}
+	err := r.c.Get(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}, dep)
+	if apierrors.IsNotFound(err) {
+		return controller.Result{}, r.c.Create(ctx, r.deploymentFor(foo, want))
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if !r.anyOwner && !metav1.IsControlledBy(dep, foo) {
+		return controller.Result{}, fmt.Errorf("deployment %s is not controlled by foo %s", dep.Name, foo.Name)
+	}
+	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != want {
+		base := dep.DeepCopy()
+		dep.Spec.Replicas = &want
+		if err := r.c.Patch(ctx, dep, controller.MergeFrom(base)); err != nil {
+			return controller.Result{}, err
+		}
+	}
+	if !r.noStatus && foo.Status.AvailableReplicas != dep.Status.AvailableReplicas {
+		foo.Status.AvailableReplicas = dep.Status.AvailableReplicas
+		return controller.Result{}, r.c.UpdateStatus(ctx, foo)
+	}
+	return controller.Result{}, nil
+}
+
+// cleanup deletes the Foo's Deployment, if it is there.
+func (r *simple) cleanup(ctx context.Context, obj controller.Object) error {
+	foo := obj.(*sc.Foo)
+	dep := &sc.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}}
+	return controller.IgnoreNotFound(r.c.Delete(ctx, dep))
+}
+
+func (r *simple) deploymentFor(foo *sc.Foo, replicas int32) *sc.Deployment {
+	labels := map[string]string{"app": "nginx", "controller": foo.Name}
+	d := &sc.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: foo.Spec.DeploymentName, Namespace: foo.Namespace},
+		Spec: sc.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: sc.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       sc.PodSpec{Containers: []sc.Container{{Name: "nginx", Image: "nginx:latest"}}},
+			},
+		},
+	}
+	if !r.noOwner {
+		d.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(foo, sc.FooGVK)}
+	}
+	return d
+}

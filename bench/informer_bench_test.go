@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,8 +55,8 @@ type runningInformer struct {
 
 type informerImpl struct {
 	name string
-	// start builds an informer over src with h as its handler, and runs it.
-	start func(b *testing.B, src *Source, h *recorder) runningInformer
+	// start builds an informer over src with hs as its handlers, and runs it.
+	start func(b *testing.B, src *Source, hs ...*recorder) runningInformer
 }
 
 // informerImpls are the two implementations in their default configuration:
@@ -142,12 +143,14 @@ func (r *recorder) expectSentinel(name string) <-chan struct{} {
 }
 
 // startSynced lists n objects at resourceVersion 1 into a new informer of
-// impl and waits until its handler has seen all of them.
-func startSynced(b *testing.B, impl informerImpl, src *Source, h *recorder, n int) runningInformer {
+// impl and waits until each of its handlers has seen all of them.
+func startSynced(b *testing.B, impl informerImpl, src *Source, n int, hs ...*recorder) runningInformer {
 	b.Helper()
 	src.SetList(NewList(n, 1, func(int) int { return 1 }))
-	inf := impl.start(b, src, h)
-	waitClosed(b, h.synced, 5*time.Minute, "initial list handled")
+	inf := impl.start(b, src, hs...)
+	for _, h := range hs {
+		waitClosed(b, h.synced, 5*time.Minute, "initial list handled")
+	}
 	eventually(b, time.Minute, "informer synced", inf.hasSynced)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -177,7 +180,7 @@ func checkRV(b *testing.B, inf runningInformer, i int, rv string) {
 func BenchmarkInformerThroughput(b *testing.B) {
 	versions := throughputVersions()
 	for _, impl := range informerImpls {
-		b.Run("impl="+impl.name, func(b *testing.B) { throughput(b, impl, versions) })
+		b.Run("impl="+impl.name, func(b *testing.B) { throughput(b, impl, versions, 1) })
 	}
 }
 
@@ -198,17 +201,20 @@ func throughputVersions() [][]*metav1.PartialObjectMetadata {
 }
 
 // throughput is one run of a throughput benchmark: b.N watch updates
-// through a synced informer of impl to one no-op handler, timed until the
-// handler has been told of every one; then the handler must have seen b.N
-// changed updates, only the initial adds and no delete, and the cache the
-// last version of every object.
-func throughput(b *testing.B, impl informerImpl, versions [][]*metav1.PartialObjectMetadata) {
+// through a synced informer of impl to handlers no-op handlers, timed
+// until every handler has been told of every one; then each handler must
+// have seen b.N changed updates, only the initial adds and no delete, and
+// the cache the last version of every object.
+func throughput(b *testing.B, impl informerImpl, versions [][]*metav1.PartialObjectMetadata, handlers int) {
 	const objects = throughputObjects
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	src := NewSource(1024)
-	h := newRecorder(objects, b.N)
-	inf := startSynced(b, impl, src, h, objects)
+	hs := make([]*recorder, handlers)
+	for i := range hs {
+		hs[i] = newRecorder(objects, b.N)
+	}
+	inf := startSynced(b, impl, src, objects, hs...)
 	defer inf.stop()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -218,12 +224,16 @@ func throughput(b *testing.B, impl informerImpl, versions [][]*metav1.PartialObj
 			b.Fatal(err)
 		}
 	}
-	waitClosed(b, h.updated, 5*time.Minute, "every update handled")
+	for _, h := range hs {
+		waitClosed(b, h.updated, 5*time.Minute, "every update handled")
+	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	if h.changed.Load() != int64(b.N) || h.adds.Load() != objects || h.deletes.Load() != 0 {
-		b.Fatalf("handler saw %d changed updates, %d adds, %d deletes; want %d, %d, 0",
-			h.changed.Load(), h.adds.Load(), h.deletes.Load(), b.N, objects)
+	for _, h := range hs {
+		if h.changed.Load() != int64(b.N) || h.adds.Load() != objects || h.deletes.Load() != 0 {
+			b.Fatalf("handler saw %d changed updates, %d adds, %d deletes; want %d, %d, 0",
+				h.changed.Load(), h.adds.Load(), h.deletes.Load(), b.N, objects)
+		}
 	}
 	for i := range objects {
 		rv := "1"
@@ -253,7 +263,7 @@ func BenchmarkInformerLatency(b *testing.B) {
 			src := NewSource(1024)
 			h := newRecorder(objects, 0)
 			h.deliver = make(chan any, 1)
-			inf := startSynced(b, impl, src, h, objects)
+			inf := startSynced(b, impl, src, objects, h)
 			defer inf.stop()
 			samples := make([]time.Duration, b.N)
 			b.ReportAllocs()
@@ -290,41 +300,47 @@ func BenchmarkInformerLatency(b *testing.B) {
 func BenchmarkInformerSync100k(b *testing.B) {
 	n := big(100_000)
 	for _, impl := range informerImpls {
-		b.Run("impl="+impl.name, func(b *testing.B) {
-			var peak, retained float64
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				b.StopTimer()
-				src := NewSource(1024)
-				h := newRecorder(n, 0)
-				before := heapAfterGC()
-				src.SetList(NewList(n, 1, func(int) int { return 1 }))
-				stopSampling := sampleHeap(2 * time.Millisecond)
-				b.StartTimer()
-
-				inf := impl.start(b, src, h)
-				waitClosed(b, h.synced, 5*time.Minute, "initial list handled")
-
-				b.StopTimer()
-				peak += float64(stopSampling()-before) / (1 << 20)
-				eventually(b, time.Minute, "informer synced", inf.hasSynced)
-				retained += float64(heapAfterGC()-before) / float64(n)
-				if got := inf.keys(); got != n {
-					b.Fatalf("cache holds %d objects, want %d", got, n)
-				}
-				if h.initialAdds.Load() != int64(n) || h.adds.Load() != int64(n) || h.updates.Load() != 0 {
-					b.Fatalf("handler saw %d initial adds, %d adds, %d updates; want %d, %d, 0",
-						h.initialAdds.Load(), h.adds.Load(), h.updates.Load(), n, n)
-				}
-				inf.stop()
-				b.StartTimer()
-			}
-			b.StopTimer()
-			b.ReportMetric(peak/float64(b.N), "peak-MiB")
-			b.ReportMetric(retained/float64(b.N), "retained-B/obj")
-		})
+		b.Run("impl="+impl.name, func(b *testing.B) { syncInformer(b, impl, n) })
 	}
+}
+
+// syncInformer is one run of a sync benchmark: b.N informers of impl, each
+// syncing n listed objects from Run until its handler has the last one;
+// peak-MiB and retained-B/obj are reported as BenchmarkInformerSync100k
+// says.
+func syncInformer(b *testing.B, impl informerImpl, n int) {
+	var peak, retained float64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		src := NewSource(1024)
+		h := newRecorder(n, 0)
+		before := heapAfterGC()
+		src.SetList(NewList(n, 1, func(int) int { return 1 }))
+		stopSampling := sampleHeap(2 * time.Millisecond)
+		b.StartTimer()
+
+		inf := impl.start(b, src, h)
+		waitClosed(b, h.synced, 5*time.Minute, "initial list handled")
+
+		b.StopTimer()
+		peak += float64(stopSampling()-before) / (1 << 20)
+		eventually(b, time.Minute, "informer synced", inf.hasSynced)
+		retained += float64(heapAfterGC()-before) / float64(n)
+		if got := inf.keys(); got != n {
+			b.Fatalf("cache holds %d objects, want %d", got, n)
+		}
+		if h.initialAdds.Load() != int64(n) || h.adds.Load() != int64(n) || h.updates.Load() != 0 {
+			b.Fatalf("handler saw %d initial adds, %d adds, %d updates; want %d, %d, 0",
+				h.initialAdds.Load(), h.adds.Load(), h.updates.Load(), n, n)
+		}
+		inf.stop()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(peak/float64(b.N), "peak-MiB")
+	b.ReportMetric(retained/float64(b.N), "retained-B/obj")
 }
 
 // BenchmarkInformerRelist100k makes a synced informer of 100,000 objects
@@ -345,70 +361,77 @@ func BenchmarkInformerSync100k(b *testing.B) {
 func BenchmarkInformerRelist100k(b *testing.B) {
 	n := big(100_000)
 	for _, impl := range informerImpls {
-		b.Run("impl="+impl.name, func(b *testing.B) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			var updates int64
-			var relist time.Duration
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				b.StopTimer()
-				src := NewSource(1024)
-				h := newRecorder(n, 0)
-				inf := startSynced(b, impl, src, h, n)
-				// Every tenth object moves from resourceVersion 1 to 2.
-				src.SetList(NewList(n, 2, func(i int) int {
-					if i%10 == 0 {
-						return 2
-					}
-					return 1
-				}))
-				adds, changed, deletes, upd := h.adds.Load(), h.changed.Load(), h.deletes.Load(), h.updates.Load()
-				seen := h.expectSentinel(sentinelObject().Name)
-				if err := src.BreakWatch(ctx); err != nil {
-					b.Fatal(err)
-				}
-				var listed time.Time
-				select {
-				case listed = <-src.Listed():
-				case <-ctx.Done():
-					b.Fatal("the informer did not list again")
-				}
-				b.StartTimer()
-
-				if err := src.WaitForWatch(ctx, 2); err != nil {
-					b.Fatal(err)
-				}
-				if err := src.Send(ctx, watch.Event{Type: watch.Added, Object: sentinelObject()}); err != nil {
-					b.Fatal(err)
-				}
-				waitClosed(b, seen, 5*time.Minute, "sentinel handled")
-
-				b.StopTimer()
-				relist += time.Since(listed)
-				updates += h.updates.Load() - upd
-				if d := h.changed.Load() - changed; d != int64(n/10) {
-					b.Fatalf("relist: handler saw %d changed objects, want %d", d, n/10)
-				}
-				if a, d := h.adds.Load()-adds, h.deletes.Load()-deletes; a != 1 || d != 0 {
-					b.Fatalf("relist: handler saw %d adds and %d deletes, want 1 and 0", a, d)
-				}
-				for i := range n {
-					rv := "1"
-					if i%10 == 0 {
-						rv = "2"
-					}
-					checkRV(b, inf, i, rv)
-				}
-				inf.stop()
-				b.StartTimer()
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(updates)/float64(b.N), "updates/op")
-			b.ReportMetric(relist.Seconds()/float64(b.N), "s-relist")
-		})
+		b.Run("impl="+impl.name, func(b *testing.B) { relistInformer(b, impl, n) })
 	}
+}
+
+// relistInformer is one run of a relist benchmark: b.N relists of n
+// objects as BenchmarkInformerRelist100k describes, reporting updates/op
+// and s-relist.
+func relistInformer(b *testing.B, impl informerImpl, n int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var updates int64
+	var relist time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		u, d := relistOnce(b, ctx, impl, n)
+		updates += u
+		relist += d
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(updates)/float64(b.N), "updates/op")
+	b.ReportMetric(relist.Seconds()/float64(b.N), "s-relist")
+}
+
+// relistOnce syncs a new informer of n objects (untimed), makes it list
+// again with every tenth object changed, times the relist from the List
+// call to the handling of a sentinel added on the new watch, and checks
+// the outcome (untimed). It returns the updates the relist brought and its
+// duration. The timer runs on entry and on return.
+func relistOnce(b *testing.B, ctx context.Context, impl informerImpl, n int) (int64, time.Duration) {
+	b.StopTimer()
+	src := NewSource(1024)
+	h := newRecorder(n, 0)
+	inf := startSynced(b, impl, src, n, h)
+	defer inf.stop()
+	// Every tenth object moves from resourceVersion 1 to 2.
+	src.SetList(NewList(n, 2, func(i int) int { return 1 + boolInt(i%10 == 0) }))
+	adds, changed, deletes, upd := h.adds.Load(), h.changed.Load(), h.deletes.Load(), h.updates.Load()
+	seen := h.expectSentinel(sentinelObject().Name)
+	if err := src.BreakWatch(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var listed time.Time
+	select {
+	case listed = <-src.Listed():
+	case <-ctx.Done():
+		b.Fatal("the informer did not list again")
+	}
+	b.StartTimer()
+
+	if err := src.WaitForWatch(ctx, 2); err != nil {
+		b.Fatal(err)
+	}
+	if err := src.Send(ctx, watch.Event{Type: watch.Added, Object: sentinelObject()}); err != nil {
+		b.Fatal(err)
+	}
+	waitClosed(b, seen, 5*time.Minute, "sentinel handled")
+
+	b.StopTimer()
+	relist := time.Since(listed)
+	if d := h.changed.Load() - changed; d != int64(n/10) {
+		b.Fatalf("relist: handler saw %d changed objects, want %d", d, n/10)
+	}
+	if a, d := h.adds.Load()-adds, h.deletes.Load()-deletes; a != 1 || d != 0 {
+		b.Fatalf("relist: handler saw %d adds and %d deletes, want 1 and 0", a, d)
+	}
+	for i := range n {
+		checkRV(b, inf, i, strconv.Itoa(1+boolInt(i%10 == 0)))
+	}
+	b.StartTimer()
+	return h.updates.Load() - upd, relist
 }
 
 // sentinelObject returns the object added after a relist.

@@ -1,15 +1,12 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/tools/cache"
 
@@ -77,22 +74,26 @@ func withQueueGates(set map[clientfeatures.Feature]bool) (restore func()) {
 // modeImpls are the two implementations with the queue of one mode.
 func modeImpls(kind informer.QueueKind) []informerImpl {
 	return []informerImpl{
-		{"ours", func(b *testing.B, src *Source, h *recorder) runningInformer {
+		{"ours", func(b *testing.B, src *Source, hs ...*recorder) runningInformer {
 			inf := informer.NewSharedIndexInformer(src, &metav1.PartialObjectMetadata{}, 0,
 				indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc},
 				informer.WithLogger(quiet), informer.WithQueue(kind))
-			if _, err := inf.AddEventHandler(h); err != nil {
-				b.Fatal(err)
+			for _, h := range hs {
+				if _, err := inf.AddEventHandler(h); err != nil {
+					b.Fatal(err)
+				}
 			}
 			stop := run(inf.Run)
 			return runningInformer{getByKey: inf.GetStore().GetByKey, keys: func() int { return len(inf.GetStore().ListKeys()) },
 				hasSynced: inf.HasSynced, stop: stop}
 		}},
-		{"clientgo", func(b *testing.B, src *Source, h *recorder) runningInformer {
+		{"clientgo", func(b *testing.B, src *Source, hs ...*recorder) runningInformer {
 			inf := cache.NewSharedIndexInformer(clientgoSource{src}, &metav1.PartialObjectMetadata{}, 0,
 				cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-			if _, err := inf.AddEventHandler(h); err != nil {
-				b.Fatal(err)
+			for _, h := range hs {
+				if _, err := inf.AddEventHandler(h); err != nil {
+					b.Fatal(err)
+				}
 			}
 			stop := run(inf.RunWithContext)
 			return runningInformer{getByKey: inf.GetStore().GetByKey, keys: func() int { return len(inf.GetStore().ListKeys()) },
@@ -111,7 +112,7 @@ func BenchmarkQueueModeThroughput(b *testing.B) {
 			b.Run(fmt.Sprintf("fifo=%s/impl=%s", mode.kind, impl.name), func(b *testing.B) {
 				restore := withQueueGates(mode.gates)
 				defer restore()
-				throughput(b, impl, versions)
+				throughput(b, impl, versions, 1)
 			})
 		}
 	}
@@ -134,45 +135,7 @@ func BenchmarkQueueModeRelist10k(b *testing.B) {
 			b.Run(fmt.Sprintf("fifo=%s/impl=%s", mode.kind, impl.name), func(b *testing.B) {
 				restore := withQueueGates(mode.gates)
 				defer restore()
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-				defer cancel()
-				b.ReportAllocs()
-				b.ResetTimer()
-				for range b.N {
-					b.StopTimer()
-					src := NewSource(1024)
-					h := newRecorder(n, 0)
-					inf := startSynced(b, impl, src, h, n)
-					src.SetList(NewList(n, 2, func(i int) int { return 1 + boolInt(i%10 == 0) }))
-					changed := h.changed.Load()
-					seen := h.expectSentinel(sentinelObject().Name)
-					if err := src.BreakWatch(ctx); err != nil {
-						b.Fatal(err)
-					}
-					select {
-					case <-src.Listed():
-					case <-ctx.Done():
-						b.Fatal("the informer did not list again")
-					}
-					b.StartTimer()
-
-					if err := src.WaitForWatch(ctx, 2); err != nil {
-						b.Fatal(err)
-					}
-					if err := src.Send(ctx, watch.Event{Type: watch.Added, Object: sentinelObject()}); err != nil {
-						b.Fatal(err)
-					}
-					waitClosed(b, seen, 5*time.Minute, "sentinel handled")
-
-					b.StopTimer()
-					if d := h.changed.Load() - changed; d != int64(n/10) {
-						b.Fatalf("relist: handler saw %d changed objects, want %d", d, n/10)
-					}
-					checkRV(b, inf, 0, "2")
-					checkRV(b, inf, 1, "1")
-					inf.stop()
-					b.StartTimer()
-				}
+				relistInformer(b, impl, n)
 			})
 		}
 	}

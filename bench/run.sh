@@ -7,10 +7,12 @@
 #   COUNT=10 ./run.sh                # more samples, tighter intervals
 #   BENCH='Workqueue|Indexer' ./run.sh
 #   BENCH_SMOKE=1 ./run.sh           # 100,000-object scenarios cut to 10,000
+#   BENCH_LARGE=1 ./run.sh           # the Scale curves go on to 1,000,000 objects
 #
 # COUNT passes over the suite, one sample of every benchmark each. The raw
 # results go to $OUT (default results.txt beside this script); rerun
 # benchstat on them with: benchstat -col '/impl@(clientgo ours)' results.txt
+# When the Scale benchmarks ran, cmd/charts redraws charts/*.svg from them.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -45,3 +47,8 @@ echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT"
 
 echo
 benchstat -col '/impl@(clientgo ours)' "$OUT"
+
+if grep -q '^BenchmarkScale' "$OUT"; then
+  echo
+  go run ./cmd/charts -in "$OUT" -out charts
+fi

@@ -3,7 +3,7 @@
 # benchstat's table: one row per scenario, client-go as the base column,
 # informerlab's change against it in the "vs base" column.
 #
-#   ./run.sh                         # 5 passes, -benchtime 1s, every benchmark
+#   ./run.sh                         # 5 passes, -benchtime 200ms, every benchmark (~18 min)
 #   COUNT=10 ./run.sh                # more samples, tighter intervals
 #   BENCH='Workqueue|Indexer' ./run.sh
 #   BENCH_SMOKE=1 ./run.sh           # 100,000-object scenarios cut to 10,000
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 COUNT=${COUNT:-5}
-BENCHTIME=${BENCHTIME:-1s}
+BENCHTIME=${BENCHTIME:-200ms}
 BENCH=${BENCH:-.}
 OUT=${OUT:-results.txt}
 BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da

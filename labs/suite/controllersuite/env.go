@@ -108,6 +108,15 @@ func (e *env) deployment(t *testing.T, name string) (*sc.Deployment, bool) {
 	return as[*sc.Deployment](t, out), true
 }
 
+// mustDeployment returns Deployment name, failing the behaviour if it
+// does not exist.
+func (e *env) mustDeployment(t *testing.T, name string) *sc.Deployment {
+	t.Helper()
+	d, ok := e.deployment(t, name)
+	require.True(t, ok, "no Deployment %s", name)
+	return d
+}
+
 // as returns obj as a T: the server hands out typed objects.
 func as[T runtime.Object](t *testing.T, obj runtime.Object) T {
 	t.Helper()

@@ -49,8 +49,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				inBubble(t, nil, func(t *testing.T, e *env) {
 					e.createFoo(t, "shop", "shop-web", int32p(3))
 					settle()
-					d, ok := e.deployment(t, "shop-web")
-					require.True(t, ok, "no Deployment shop-web")
+					d := e.mustDeployment(t, "shop-web")
 					assert.Equal(t, int32(3), replicas(d))
 				})
 			},
@@ -63,8 +62,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				inBubble(t, nil, func(t *testing.T, e *env) {
 					foo := e.createFoo(t, "shop", "shop-web", int32p(1))
 					settle()
-					d, ok := e.deployment(t, "shop-web")
-					require.True(t, ok, "no Deployment shop-web")
+					d := e.mustDeployment(t, "shop-web")
 					owner := controllerOf(d)
 					require.NotNil(t, owner, "no controller owner reference")
 					assert.Equal(t, "Foo", owner.Kind)
@@ -82,8 +80,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				inBubble(t, nil, func(t *testing.T, e *env) {
 					e.createFoo(t, "shop", "shop-web", nil)
 					settle()
-					d, ok := e.deployment(t, "shop-web")
-					require.True(t, ok, "no Deployment shop-web")
+					d := e.mustDeployment(t, "shop-web")
 					assert.Equal(t, int32(1), replicas(d))
 				})
 			},
@@ -98,8 +95,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					settle()
 					e.patchFoo(t, "shop", `{"spec":{"replicas":4}}`)
 					settle()
-					d, ok := e.deployment(t, "shop-web")
-					require.True(t, ok, "no Deployment shop-web")
+					d := e.mustDeployment(t, "shop-web")
 					assert.Equal(t, int32(4), replicas(d))
 				})
 			},
@@ -114,8 +110,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					settle()
 					require.NoError(t, e.deps.Delete(context.Background(), "shop-web", metav1.DeleteOptions{}))
 					settle()
-					d, ok := e.deployment(t, "shop-web")
-					require.True(t, ok, "shop-web was not recreated")
+					d := e.mustDeployment(t, "shop-web")
 					assert.Equal(t, int32(2), replicas(d))
 				})
 			},
@@ -154,8 +149,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				inBubble(t, before, func(t *testing.T, e *env) {
 					e.createFoo(t, "shop", "shop-web", int32p(2))
 					settle()
-					d, ok := e.deployment(t, "shop-web")
-					require.True(t, ok)
+					d := e.mustDeployment(t, "shop-web")
 					assert.Equal(t, int32(7), replicas(d), "scaled someone else's Deployment")
 					assert.Nil(t, controllerOf(d), "adopted someone else's Deployment")
 				})
@@ -203,8 +197,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					settle()
 					require.NoError(t, e.foos.Delete(context.Background(), "blog", metav1.DeleteOptions{}))
 					settle()
-					d, ok := e.deployment(t, "shop-web")
-					require.True(t, ok)
+					d := e.mustDeployment(t, "shop-web")
 					assert.Equal(t, int32(2), replicas(d))
 					_, blogLeft := e.deployment(t, "blog-web")
 					assert.False(t, blogLeft)

@@ -5,11 +5,12 @@
 //   - every `pkg.Name` in the informerlab column of docs/mapping.md is an
 //     exported name (or a method or field of one) of that package, and every
 //     exported name of every package is in that column;
-//   - every test command in README.md, docs/*.md and every package's doc.go
+//   - every test command in README.md, docs/*.md, bench/README.md, the labs'
+//     READMEs and every package's doc.go
 //     selects, with its run pattern, at least one test, example, benchmark
 //     or fuzz target of the package it names, for every alternative of the
 //     pattern;
-//   - every relative link in README.md and docs/*.md leads to a file or
+//   - every relative link in those Markdown files leads to a file or
 //     directory that exists;
 //   - every block of quoted output (a fenced block marked "output" right
 //     after a test command with -run and -v) appears, line by line and in

@@ -32,12 +32,17 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-// docFiles returns README.md and every docs/*.md, relative to root.
+// docFiles returns README.md, bench/README.md, every docs/*.md and every
+// lab's README, relative to root.
 func docFiles(t *testing.T, root string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	require.NoError(t, err)
-	files = append([]string{filepath.Join(root, "README.md")}, files...)
+	// Each lab's README, and the benchmarks' (their links lead to the
+	// chapters, the skeletons and the charts).
+	labs, err := filepath.Glob(filepath.Join(root, "labs", "*", "README.md"))
+	require.NoError(t, err)
+	files = append(append([]string{filepath.Join(root, "README.md"), filepath.Join(root, "bench", "README.md")}, files...), labs...)
 	var rel []string
 	for _, f := range files {
 		r, err := filepath.Rel(root, f)

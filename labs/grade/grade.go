@@ -118,6 +118,11 @@ func Lab(t *testing.T, lab string, behaviours []Behaviour) {
 	}
 }
 
+// ReferenceBuild reports whether the labs_reference build tag is set: the
+// labs are graded with informerlab's implementation wired in, and Lab is
+// as strict as Reference.
+func ReferenceBuild() bool { return referenceBuild }
+
 // Reference runs the behaviours against informerlab's own implementation:
 // every one must pass, and a NotImplementedError is a failure. It also
 // checks that every behaviour's Doc link points at a heading that exists,

@@ -1,6 +1,3 @@
-// Package workqueuelab is lab 2: write the workqueue. See README.md for
-// the goal, the reading and the hints; grade it with `go test` in this
-// directory.
 package workqueuelab
 
 import (

@@ -1,6 +1,3 @@
-// Package ratelimiterlab is lab 3: write the rate limiters and the
-// rate-limiting queue. See README.md; grade it with `go test` in this
-// directory.
 package ratelimiterlab
 
 import (

@@ -1,5 +1,3 @@
-// Package deltafifolab is lab 4: write the DeltaFIFO. See README.md; grade
-// it with `go test` in this directory.
 package deltafifolab
 
 import (

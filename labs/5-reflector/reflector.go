@@ -1,5 +1,3 @@
-// Package reflectorlab is lab 5: write the Reflector. See README.md; grade
-// it with `go test` in this directory.
 package reflectorlab
 
 import (

@@ -1,6 +1,3 @@
-// Package informerlab is lab 6: write the informer's process loop and its
-// per-handler listeners. See README.md; grade it with `go test` in this
-// directory.
 package informerlab
 
 import (

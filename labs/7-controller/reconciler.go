@@ -1,5 +1,3 @@
-// Package controllerlab is lab 7: write the Foo controller's Reconcile.
-// See README.md; grade it with `go test` in this directory.
 package controllerlab
 
 import (

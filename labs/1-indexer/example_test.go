@@ -1,0 +1,22 @@
+package indexerlab
+
+import (
+	"fmt"
+
+	"github.com/informerlab/informerlab/labs/suite/indexersuite"
+)
+
+// The first behaviours this lab grades, in the order to tackle them; run
+// go test in this directory for your score.
+func Example() {
+	bs := indexersuite.Behaviours(impl)
+	for _, b := range bs[:3] {
+		fmt.Println(b.Name)
+	}
+	fmt.Println("...", len(bs), "in all")
+	// Output:
+	// AddThenGetByKey
+	// AddAndUpdateAreUpserts
+	// DeleteRemovesByKey
+	// ... 16 in all
+}

@@ -1,0 +1,22 @@
+package ratelimiterlab
+
+import (
+	"fmt"
+
+	"github.com/informerlab/informerlab/labs/suite/ratelimitersuite"
+)
+
+// The first behaviours this lab grades, in the order to tackle them; run
+// go test in this directory for your score.
+func Example() {
+	bs := ratelimitersuite.Behaviours(impl)
+	for _, b := range bs[:3] {
+		fmt.Println(b.Name)
+	}
+	fmt.Println("...", len(bs), "in all")
+	// Output:
+	// ExponentialDoublesPerFailure
+	// ExponentialIsPerItem
+	// ExponentialCapsWithoutOverflow
+	// ... 12 in all
+}

@@ -1,0 +1,22 @@
+package deltafifolab
+
+import (
+	"fmt"
+
+	"github.com/informerlab/informerlab/labs/suite/deltafifosuite"
+)
+
+// The first behaviours this lab grades, in the order to tackle them; run
+// go test in this directory for your score.
+func Example() {
+	bs := deltafifosuite.Behaviours(impl)
+	for _, b := range bs[:3] {
+		fmt.Println(b.Name)
+	}
+	fmt.Println("...", len(bs), "in all")
+	// Output:
+	// PopHandsOutKeysInArrivalOrder
+	// DeltasAccumulateWithoutMovingInLine
+	// ConsecutiveDeletesCollapse
+	// ... 15 in all
+}

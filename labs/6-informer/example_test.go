@@ -1,0 +1,22 @@
+package informerlab
+
+import (
+	"fmt"
+
+	"github.com/informerlab/informerlab/labs/suite/informersuite"
+)
+
+// The first behaviours this lab grades, in the order to tackle them; run
+// go test in this directory for your score.
+func Example() {
+	bs := informersuite.Behaviours(impl)
+	for _, b := range bs[:3] {
+		fmt.Println(b.Name)
+	}
+	fmt.Println("...", len(bs), "in all")
+	// Output:
+	// CacheHoldsTheListAfterSync
+	// HasSyncedWaitsForTheInitialList
+	// InitialListArrivesAsInitialAdds
+	// ... 11 in all
+}

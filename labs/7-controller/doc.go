@@ -1,0 +1,14 @@
+// Package controllerlab is lab 7: write the Foo controller's Reconcile.
+// See README.md; grade it with `go test` in this directory.
+//
+// Write the one piece of a controller that is yours in real life:
+// Reconcile. sample-controller's Foo asks for a Deployment; your Reconcile
+// makes it exist, keeps it at the Foo's replicas, reports its availability
+// in the Foo's status, and cleans up when the Foo goes. Everything around
+// it — informers, watches, the queue, the Manager, a simulated Deployment
+// controller — is informerlab's, wired exactly as the sample controller
+// wires its own `FooReconciler`.
+//
+// Your code goes in reconciler.go; TestGrade (grade_test.go) grades it with
+// labs/suite/controllersuite, the suite informerlab's own implementation passes.
+package controllerlab

@@ -105,3 +105,16 @@ func TestGradesTheRealLab(t *testing.T) {
 	err = run(context.Background(), []string{"--check-skeletons", "--race", "1"}, &out, &bytes.Buffer{})
 	require.NoError(t, err)
 }
+
+func TestNextPointsAtTheFirstLabNotDone(t *testing.T) {
+	var out bytes.Buffer
+	writeNext(&out, []labGrade{{lab: "1-indexer", passed: 16, total: 16}, {lab: "2-workqueue", passed: 3, total: 15}}, true)
+	assert.Contains(t, out.String(), "Next: labs/2-workqueue (README.md there). Details: go run ./cmd/labs 2-workqueue")
+	out.Reset()
+	writeNext(&out, []labGrade{{lab: "1-indexer", passed: 16, total: 16}}, false)
+	assert.Contains(t, out.String(), "Done.", "one lab done is not every lab done")
+	assert.NotContains(t, out.String(), "Every lab passes")
+	out.Reset()
+	writeNext(&out, []labGrade{{lab: "1-indexer", passed: 16, total: 16}}, true)
+	assert.Contains(t, out.String(), "Every lab passes")
+}

@@ -121,7 +121,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return g.problem == "" && g.total > 0 && g.passed == 0 && g.notStarted == g.total
 		})
 	}
-	writeNext(stdout, grades)
+	writeNext(stdout, grades, len(o.labs) == 0)
 	return nil
 }
 

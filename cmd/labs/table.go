@@ -69,13 +69,18 @@ func writeDetails(w io.Writer, g labGrade) {
 	}
 }
 
-// writeNext points at the first lab not done.
-func writeNext(w io.Writer, grades []labGrade) {
+// writeNext points at the first lab not done; every is whether grades
+// covers every lab.
+func writeNext(w io.Writer, grades []labGrade, every bool) {
 	for _, g := range grades {
 		if g.problem == "" && g.passed == g.total {
 			continue
 		}
 		fmt.Fprintf(w, "\nNext: labs/%s (README.md there). Details: go run ./cmd/labs %s\n", g.lab, g.lab)
+		return
+	}
+	if !every {
+		fmt.Fprintln(w, "\nDone. Compare your code with informerlab's; the lab's README names the files.")
 		return
 	}
 	fmt.Fprintln(w, "\nEvery lab passes. Compare your code with informerlab's, package by package.")

@@ -430,8 +430,10 @@ func relistOnce(b *testing.B, ctx context.Context, impl informerImpl, n int) (in
 	for i := range n {
 		checkRV(b, inf, i, strconv.Itoa(1+boolInt(i%10 == 0)))
 	}
+	updates := h.updates.Load() - upd
+	inf.stop() // untimed; the deferred stop only covers a failed check
 	b.StartTimer()
-	return h.updates.Load() - upd, relist
+	return updates, relist
 }
 
 // sentinelObject returns the object added after a relist.

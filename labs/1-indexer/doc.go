@@ -7,6 +7,9 @@
 // on node n1?" without scanning everything. Then every later box of the
 // diagram has somewhere to put objects.
 //
+// Diagram steps 4, 5 and 9: the informer writes objects into the
+// Indexer, and Reconcile reads them back by key.
+//
 // Your code goes in indexer.go; TestGrade (grade_test.go) grades it with
 // labs/suite/indexersuite, the suite informerlab's own implementation passes.
 package indexerlab

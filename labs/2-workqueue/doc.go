@@ -9,6 +9,8 @@
 // burst of a hundred events on one object becomes one reconcile, and two
 // workers never reconcile the same object at once.
 //
+// Diagram steps 7 and 8: handlers add keys, workers get them.
+//
 // Your code goes in queue.go; TestGrade (grade_test.go) grades it with
 // labs/suite/workqueuesuite, the suite informerlab's own implementation passes.
 package workqueuelab

@@ -11,6 +11,9 @@
 // server; one that waits a fixed minute is slow to recover. Backoff is the
 // middle way.
 //
+// Diagram step 8, the worker's error path: AddRateLimited after a
+// failed Reconcile, Forget after a good one.
+//
 // Your code goes in limiters.go; TestGrade (grade_test.go) grades it with
 // labs/suite/ratelimitersuite, the suite informerlab's own implementation passes.
 package ratelimiterlab

@@ -7,6 +7,9 @@
 // objects vanished while nobody was watching and hands the consumer a
 // tombstone for each, so no deletion is ever silently lost.
 //
+// Diagram steps 2 and 3: the Reflector adds objects, the informer
+// pops them.
+//
 // Your code goes in delta_fifo.go; TestGrade (grade_test.go) grades it with
 // labs/suite/deltafifosuite, the suite informerlab's own implementation passes.
 package deltafifolab

@@ -8,6 +8,9 @@
 // from the wrong resourceVersion silently misses changes; one that relists
 // in a tight loop takes down the API server it depends on.
 //
+// Diagram steps 1 and 2: list and watch the API, add objects to
+// the store.
+//
 // Your code goes in reflector.go; TestGrade (grade_test.go) grades it with
 // labs/suite/reflectorsuite, the suite informerlab's own implementation passes.
 package reflectorlab

@@ -9,6 +9,9 @@
 // controller — is informerlab's, wired exactly as the sample controller
 // wires its own `FooReconciler`.
 //
+// Diagram steps 6 to 9: events become keys, a worker reconciles
+// one, reading the cache for it.
+//
 // Your code goes in reconciler.go; TestGrade (grade_test.go) grades it with
 // labs/suite/controllersuite, the suite informerlab's own implementation passes.
 package controllerlab

@@ -145,10 +145,6 @@ func initialAdds(view map[string]string) []string {
 // Behaviours returns the graded behaviours of an informer. Each runs in a
 // testing/synctest bubble against an in-memory fakeapi server.
 func Behaviours(impl Impl) []grade.Behaviour {
-	inBubble := func(t *testing.T, fn func(t *testing.T)) {
-		t.Helper()
-		grade.Bubble(t, fn)
-	}
 	ab := []string{"a", "b"}
 	return []grade.Behaviour{
 		{
@@ -156,7 +152,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "once Run has listed, HasSynced is true and the cache (GetIndexer) holds every listed object, keyed namespace/name",
 			Doc:  docLoop,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					e := start(t, impl, nil, ab)
 					require.True(t, e.inf.HasSynced())
 					assert.Equal(t, e.View(t), e.cacheView())
@@ -171,7 +167,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "HasSynced is false before Run and while the first list keeps failing, and true once it succeeded",
 			Doc:  docSync,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					prepare := func(w *world.World) {
 						require.NoError(t, w.Srv.FailNext("list", 2, http.StatusInternalServerError))
 					}
@@ -190,7 +186,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "a handler registered before Run gets OnAdd(obj, isInInitialList=true) once for every listed object",
 			Doc:  docSync,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					h := &recorder{}
 					e := start(t, impl, nil, []string{"a", "b", "c"}, h)
 					assert.ElementsMatch(t, initialAdds(e.View(t)), h.take())
@@ -202,7 +198,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "after the list, creates, updates and deletes reach the handler as OnAdd(obj, false), OnUpdate(old, new) and OnDelete(obj), in the server's order",
 			Doc:  docLoop,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					h := &recorder{}
 					e := start(t, impl, nil, ab, h)
 					before := e.View(t)
@@ -227,7 +223,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "when a handler is called, the cache already holds the change: the object at least that new, or gone after a delete",
 			Doc:  docLoop,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					var mu sync.Mutex
 					var problems []string
 					e := newEnv(t, impl, nil, ab)
@@ -242,7 +238,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 						case verb != "delete" && !ok:
 							problems = append(problems, "On"+verb+" "+name+": not cached yet")
 						case verb != "delete":
-							if _, cachedRV := world.NameRV(cached); n(cachedRV) < n(rv) {
+							if _, cachedRV := world.NameRV(cached); rvNumber(cachedRV) < rvNumber(rv) {
 								problems = append(problems, "On"+verb+" "+name+" "+rv+": cache has older "+cachedRV)
 							}
 						}
@@ -262,7 +258,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "an object deleted while the watch was down, found missing by the relist, reaches OnDelete as a DeletedFinalStateUnknown tombstone",
 			Doc:  docTombstones,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					h := &recorder{}
 					e := start(t, impl, nil, ab, h)
 					world.Advance(5 * time.Second)
@@ -281,7 +277,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "after a relist, objects created or changed while the watch was down reach the handlers as OnAdd and OnUpdate",
 			Doc:  docResync,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					h := &recorder{}
 					e := start(t, impl, nil, ab, h)
 					world.Advance(5 * time.Second)
@@ -307,7 +303,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "a handler stuck in a call does not delay the other handlers or the cache; once it returns, it gets everything, in order",
 			Doc:  docListeners,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					slow := &recorder{hold: make(chan struct{})}
 					fast := &recorder{}
 					e := start(t, impl, nil, ab, slow, fast)
@@ -333,7 +329,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "a handler added to a running, synced informer first gets every cached object as OnAdd(obj, true), exactly once, then live events; the handlers already there get no second copy",
 			Doc:  docSync,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					early := &recorder{}
 					e := start(t, impl, nil, []string{"a", "b", "c"}, early)
 					early.take()
@@ -353,7 +349,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "a burst of updates to one object reaches a handler in resourceVersion order, ending at the server's version",
 			Doc:  docLoop,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					h := &recorder{}
 					e := start(t, impl, nil, ab, h)
 					h.take()
@@ -381,7 +377,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Want: "cancelling Run's context makes Run return, with every goroutine it started ended, and handlers hear nothing more",
 			Doc:  docListeners,
 			Test: func(t *testing.T) {
-				inBubble(t, func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
 					h := &recorder{}
 					e := start(t, impl, nil, ab, h)
 					h.take()
@@ -401,7 +397,8 @@ func Behaviours(impl Impl) []grade.Behaviour {
 	}
 }
 
-func n(rv string) int {
+// rvNumber is a resourceVersion as a number, to compare two of them.
+func rvNumber(rv string) int {
 	v, _ := strconv.Atoi(rv)
 	return v
 }

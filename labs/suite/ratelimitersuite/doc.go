@@ -1,6 +1,6 @@
 // Package ratelimitersuite is the graded behaviour of the rate limiters
-// and of the rate-limiting queue: how long a failed item waits before its
-// next reconcile.
+// and of the rate-limiting queue (diagram step 8, the worker's error
+// path): how long a failed item waits before its next reconcile.
 //
 // Two kinds of limiter are graded. Per-item limiters (the exponential
 // one, fast-slow) count an item's failures until Forget; the token bucket

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/informerlab/informerlab/labs/grade"
+	"github.com/informerlab/informerlab/labs/suite/internal/world"
 	"github.com/informerlab/informerlab/workqueue"
 )
 
@@ -392,7 +393,6 @@ func getN(t *testing.T, q workqueue.Interface[string], n int) []string {
 // goroutine of the bubble is blocked (the queue has moved whatever came
 // due), and returns q.Len(). Call it inside a synctest bubble.
 func LenAfter(q workqueue.Interface[string], d time.Duration) int {
-	time.Sleep(d)
-	synctest.Wait()
+	world.Advance(d)
 	return q.Len()
 }

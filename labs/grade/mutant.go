@@ -53,3 +53,18 @@ func FailedInChild(t *testing.T, helperTest, mutant string) []string {
 	}
 	return failed
 }
+
+// A Mistake is one entry of a suite's mutant catalogue: a mistake a learner
+// plausibly makes, written as a small wrong implementation (the suite's Impl,
+// kept beside the entry), and the behaviours that must report it.
+type Mistake struct {
+	// Name is short and kebab-case, and selects the mutant in the child
+	// process: "done-does-not-wake-get".
+	Name string
+	// What says the mistake as a learner would make it, in one sentence:
+	// "Done puts a dirty item back on the queue but signals no waiter".
+	What string
+	// Catches lists the behaviours that must fail for this mutant; each of
+	// them must be reported, not just one.
+	Catches []string
+}

@@ -58,3 +58,64 @@ func TestIdleTimeoutOption(t *testing.T) {
 		assert.False(t, w.IsStopped())
 	})
 }
+
+// A watch request whose answer never starts — a frozen proxy, or a server that
+// accepts the connection and never sends the response headers — is held to
+// the same idle timeout as a silent watch: the request is cancelled and a new
+// watch is sent from the same resourceVersion, without a relist. Without this
+// the Reflector would wait inside Watch forever and the cache would freeze.
+// Diagram: step 1. client-go: none (client-go waits for the headers forever)
+func TestWatchRequestWithNoAnswerIsAbandonedAfterIdleTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, reflector.Options{IdleTimeout: 30 * time.Second})
+		h.lw.expectList(t, "0", 500).respondList(podList("10"))
+
+		before := time.Now()
+		unanswered := h.lw.expectWatch(t, "10")
+		h.lw.expectWatch(t, "10").respondWatch()
+
+		assert.Equal(t, 30*time.Second, time.Since(before), "the unanswered request was given up after IdleTimeout")
+		h.settle(t)
+		assert.Len(t, unanswered.reply, 0, "nobody answered the first request")
+		assert.Equal(t, []string{"new -> listing", "listing -> watching", "watching -> watching"}, h.takeTransitions())
+		assert.Contains(t, h.logs.String(), "watch request got no answer")
+		assert.Empty(t, h.errs)
+	})
+}
+
+// The same holds for a streaming list whose request gets no answer: after
+// IdleTimeout it is abandoned, and the Reflector falls back to a List.
+// Diagram: step 1. client-go: none
+func TestStreamingListRequestWithNoAnswerFallsBackToList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, reflector.Options{UseWatchList: true, IdleTimeout: 30 * time.Second})
+
+		before := time.Now()
+		expectWatchList(t, h, "")
+		h.lw.expectList(t, "0", 500).respondList(podList("10"))
+
+		assert.Equal(t, 30*time.Second, time.Since(before))
+		h.lw.expectWatch(t, "10").respondWatch()
+		h.settle(t)
+		assert.Equal(t, []string{"new -> watch-listing", "watch-listing -> listing", "listing -> watching"}, h.takeTransitions())
+	})
+}
+
+// A watch that answers in time keeps its request alive for as long as it
+// runs: the clock that guards the answer is stopped once Watch returns.
+// Diagram: step 1. client-go: none
+func TestAnsweredWatchOutlivesTheNoAnswerClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, reflector.Options{IdleTimeout: 30 * time.Second})
+		w := h.sync(t, "10")
+
+		time.Sleep(20 * time.Second)
+		w.Add(pod("a", "11"))
+		time.Sleep(20 * time.Second)
+		w.Add(pod("b", "12"))
+		h.settle(t)
+
+		assert.False(t, w.IsStopped(), "a watch with events 20 s apart is never cut off")
+		assert.Equal(t, []string{"add ns/a@11", "add ns/b@12"}, h.store.take()[1:])
+	})
+}

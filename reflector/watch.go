@@ -33,14 +33,18 @@ func (r *Reflector) watch(ctx context.Context, c *cycle) transition {
 			AllowWatchBookmarks: true,
 		}
 		var err error
-		r.metrics.watch()
-		w, err = r.lw.Watch(ctx, opts)
+		w, err = r.openWatch(ctx, opts)
 		if w != nil && (err != nil || ctx.Err() != nil) {
 			w.Stop() // a watch returned alongside an error is never used
 		}
 		switch {
 		case ctx.Err() != nil:
 			return transition{to: stateStopped, cause: "context cancelled while opening a watch"}
+		case errors.Is(err, errNoAnswer):
+			r.logger.Info("reflector: watch request got no answer; re-watching",
+				"idleTimeout", r.opts.IdleTimeout, "resourceVersion", startRV)
+			return transition{to: stateWatching,
+				cause: fmt.Sprintf("the watch request got no answer within %v; re-watching from resourceVersion %q", r.opts.IdleTimeout, startRV)}
 		case err != nil && isRetriableWatchError(err):
 			return transition{to: stateRewatchBackoff, resume: stateWatching,
 				cause: fmt.Sprintf("watch refused: %v", err)}

@@ -41,8 +41,7 @@ func (r *Reflector) watchList(ctx context.Context, c *cycle) transition {
 		AllowWatchBookmarks:  true,
 		TimeoutSeconds:       &timeout,
 	}
-	r.metrics.watch()
-	w, err := r.lw.Watch(ctx, opts)
+	w, err := r.openWatch(ctx, opts)
 	if w != nil && (err != nil || ctx.Err() != nil) {
 		w.Stop() // a watch returned alongside an error is never used
 	}

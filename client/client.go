@@ -181,7 +181,7 @@ func (r *ResourceClient) send(ctx context.Context, req *request) (*http.Response
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 			resp.Body.Close()
 		}
-		c.logger.Info("client: retrying", "verb", req.verb, "url", u.String(), "after", delay,
+		c.logger.Info("client: retrying", "verb", req.verb, "url", redactURL(u.String()), "after", delay,
 			"attempt", attempt+1, "of", maxRetries, "because", why)
 		t := time.NewTimer(delay)
 		select {
@@ -220,10 +220,10 @@ func (r *ResourceClient) attempt(ctx context.Context, req *request, target strin
 	start := time.Now()
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		c.logger.Debug("client: request failed", "verb", req.verb, "method", req.method, "url", target, "err", err)
+		c.logger.Debug("client: request failed", "verb", req.verb, "method", req.method, "url", redactURL(target), "err", err)
 		return nil, err
 	}
-	c.logger.Debug("client: request", "verb", req.verb, "method", req.method, "url", target,
+	c.logger.Debug("client: request", "verb", req.verb, "method", req.method, "url", redactURL(target),
 		"status", resp.StatusCode, "duration", time.Since(start))
 	return resp, nil
 }

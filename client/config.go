@@ -104,21 +104,26 @@ func (c *Config) serverURL() (*url.URL, error) {
 	if c.Server == "" {
 		return nil, errors.New("client: config has no server URL")
 	}
+	shown := redactURL(c.Server)
 	if !strings.Contains(c.Server, "://") {
-		return nil, fmt.Errorf("client: server URL %q: scheme must be http or https (e.g. https://127.0.0.1:6443)", c.Server)
+		return nil, fmt.Errorf("client: server URL %q: scheme must be http or https (e.g. https://127.0.0.1:6443)", shown)
 	}
 	u, err := url.Parse(c.Server)
 	if err != nil {
-		return nil, fmt.Errorf("client: server URL %q: %w", c.Server, err)
+		var ue *url.Error // its message repeats the whole URL, password and all
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("client: server URL %q: %w", shown, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("client: server URL %q: scheme must be http or https", c.Server)
+		return nil, fmt.Errorf("client: server URL %q: scheme must be http or https", shown)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("client: server URL %q has no host", c.Server)
+		return nil, fmt.Errorf("client: server URL %q has no host", shown)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("client: server URL %q must not have a query or fragment", c.Server)
+		return nil, fmt.Errorf("client: server URL %q must not have a query or fragment", shown)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""

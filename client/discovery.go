@@ -98,7 +98,7 @@ func (c *Client) discover(ctx context.Context, path, kind string, out any) error
 	if err != nil {
 		return fmt.Errorf("client: discovery %s: reading response: %w", path, err)
 	}
-	c.logger.Debug("client: request", "verb", "discovery", "method", http.MethodGet, "url", u.String(), "status", resp.StatusCode)
+	c.logger.Debug("client: request", "verb", "discovery", "method", http.MethodGet, "url", redactURL(u.String()), "status", resp.StatusCode)
 
 	var head metav1.TypeMeta
 	isJSON := json.Unmarshal(body, &head) == nil
@@ -114,7 +114,7 @@ func (c *Client) discover(ctx context.Context, path, kind string, out any) error
 		}
 		if path == "/api" && resp.StatusCode == http.StatusNotFound {
 			// Every API server serves /api.
-			return fmt.Errorf("%w: GET %s answered %d: %w", ErrNotAPIServer, u.String(), resp.StatusCode, err)
+			return fmt.Errorf("%w: GET %s answered %d: %w", ErrNotAPIServer, redactURL(u.String()), resp.StatusCode, err)
 		}
 		return err
 	}
@@ -123,10 +123,10 @@ func (c *Client) discover(ctx context.Context, path, kind string, out any) error
 		if isJSON {
 			got = fmt.Sprintf("JSON of kind %q", head.Kind)
 		}
-		return fmt.Errorf("%w: GET %s answered %d with %s, not %s: %s", ErrNotAPIServer, u.String(), resp.StatusCode, got, kind, snippet(body))
+		return fmt.Errorf("%w: GET %s answered %d with %s, not %s: %s", ErrNotAPIServer, redactURL(u.String()), resp.StatusCode, got, kind, snippet(body))
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("%w: GET %s: malformed %s: %w", ErrNotAPIServer, u.String(), kind, err)
+		return fmt.Errorf("%w: GET %s: malformed %s: %w", ErrNotAPIServer, redactURL(u.String()), kind, err)
 	}
 	return nil
 }

@@ -53,25 +53,25 @@ func runRemote(ctx context.Context, o options, n *narrator, e env) error {
 	g := newGate(nil)
 	// Discovery first: is this an API server at all, and what does it serve?
 	if _, err := c.ServerGroups(ctx); err != nil {
-		return discoveryError(cfg.Server, err)
+		return discoveryError(cfg.RedactedServer(), err)
 	}
 	hasFoos, err := serves(ctx, c, sc.FoosGVR)
 	if err != nil {
-		return discoveryError(cfg.Server, err)
+		return discoveryError(cfg.RedactedServer(), err)
 	}
 	if hasFoos {
 		hasDeployments, err := serves(ctx, c, sc.DeploymentsGVR)
 		if err != nil {
-			return discoveryError(cfg.Server, err)
+			return discoveryError(cfg.RedactedServer(), err)
 		}
 		if !hasDeployments {
-			return fmt.Errorf("demo: %s serves Foos but no Deployments (%s): the Foo controller needs both", cfg.Server, sc.DeploymentsGVR.GroupVersion())
+			return fmt.Errorf("demo: %s serves Foos but no Deployments (%s): the Foo controller needs both", cfg.RedactedServer(), sc.DeploymentsGVR.GroupVersion())
 		}
 		return runRemoteController(ctx, n, g, c, o, e)
 	}
 	// No Foo CRD: narrate one resource, if the server has it.
 	gvr, _ := parseResource(o.resource)
-	if err := checkResource(ctx, c, cfg.Server, gvr); err != nil {
+	if err := checkResource(ctx, c, cfg.RedactedServer(), gvr); err != nil {
 		return err
 	}
 	if o.simulate {
@@ -98,7 +98,7 @@ func runRemote(ctx context.Context, o options, n *narrator, e env) error {
 		return err
 	}
 	n.say("informerlab demo: no Foo CRD on %s, so this is watch-only narration of %s (steps 1-6). Change some %s; Ctrl-C stops.",
-		cfg.Server, o.resource, gvr.Resource)
+		cfg.RedactedServer(), o.resource, gvr.Resource)
 	n.say("(To run the Foo controller too, install the CRD: kubectl apply -f samplecontroller/testdata/foo-crd.yaml)")
 	done := make(chan struct{})
 	go func() { defer close(done); inf.Run(ctx) }()

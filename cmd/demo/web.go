@@ -139,7 +139,7 @@ func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControl
 	_, err = c.Resource(sc.FoosGVR).Namespace(o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, fmt.Errorf("demo: --web needs the Foo CRD on %s: kubectl apply -f samplecontroller/testdata/foo-crd.yaml", cfg.Server)
+		return nil, fmt.Errorf("demo: --web needs the Foo CRD on %s: kubectl apply -f samplecontroller/testdata/foo-crd.yaml", cfg.RedactedServer())
 	case err != nil:
 		return nil, fmt.Errorf("demo: cannot reach the API server: %w", err)
 	}
@@ -152,7 +152,7 @@ func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControl
 	}
 	ctl.namespace = cmpOr(o.namespace, "default")
 	ctl.setHandles(c.Resource(sc.FoosGVR).Namespace(ctl.namespace), c.Resource(sc.DeploymentsGVR).Namespace(ctl.namespace))
-	ctl.info = pipelineweb.Info{Mode: "the cluster at " + cfg.Server, Namespace: ctl.namespace}
+	ctl.info = pipelineweb.Info{Mode: "the cluster at " + cfg.RedactedServer(), Namespace: ctl.namespace}
 	return w, nil
 }
 

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,6 +30,8 @@ type Client struct {
 	userAgent string
 	scheme    *runtime.Scheme
 	logger    *slog.Logger
+	timeout   time.Duration // Config.Timeout, with the default applied; < 0: none
+	maxBytes  int64         // Config.MaxResponseBytes; 0: no cap
 
 	// kinds maps a schema.GroupVersionResource to the kind its list responses named,
 	// so a later watch on that resource can reject objects of any other kind.
@@ -50,9 +53,20 @@ func New(cfg *Config, scheme *runtime.Scheme) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	timeout := cfg.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if cfg.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("client: MaxResponseBytes %d must not be negative", cfg.MaxResponseBytes)
+	}
 	c := &Client{
-		base:      base,
-		http:      &http.Client{Transport: tr}, // no Timeout: watches are long; contexts bound every request
+		base: base,
+		// No http.Client.Timeout: it would end watches. Each request gets its own
+		// bound instead (attempt), and redirects are followed only where safe.
+		http:      &http.Client{Transport: tr, CheckRedirect: checkRedirect},
+		timeout:   timeout,
+		maxBytes:  cfg.MaxResponseBytes,
 		token:     cfg.BearerToken,
 		userAgent: cfg.UserAgent,
 		scheme:    scheme,
@@ -196,16 +210,31 @@ func (r *ResourceClient) send(ctx context.Context, req *request) (*http.Response
 	}
 }
 
-// attempt sends req once. A transport error is returned as it came, unwrapped, so
-// retryDelay can classify it.
+// attempt sends req once, under the client's Timeout: a watch until its
+// response headers arrive, anything else until its body has been read and
+// closed. A transport error is returned as it came, unwrapped, so retryDelay can
+// classify it, unless it is the Timeout running out, which says so.
 func (r *ResourceClient) attempt(ctx context.Context, req *request, target string) (*http.Response, error) {
 	c := r.client
+	ctx, cancel := context.WithCancelCause(ctx)
+	var limit *time.Timer
+	if c.timeout > 0 {
+		expired := &timeoutError{verb: req.verb, resource: r.gvr.Resource, after: c.timeout, headers: req.verb == "watch"}
+		limit = time.AfterFunc(c.timeout, func() { cancel(expired) })
+	}
+	release := func() {
+		if limit != nil {
+			limit.Stop()
+		}
+		cancel(nil)
+	}
 	var body io.Reader
 	if req.body != nil {
 		body = bytes.NewReader(req.body)
 	}
 	hreq, err := http.NewRequestWithContext(ctx, req.method, target, body)
 	if err != nil {
+		release()
 		return nil, err
 	}
 	hreq.Header.Set("Accept", "application/json")
@@ -219,12 +248,26 @@ func (r *ResourceClient) attempt(ctx context.Context, req *request, target strin
 
 	start := time.Now()
 	resp, err := c.http.Do(hreq)
+	if req.verb == "watch" && limit != nil {
+		limit.Stop() // the headers are here (or never will be): the watch runs unbounded
+	}
 	if err != nil {
+		var expired *timeoutError
+		if errors.As(context.Cause(ctx), &expired) {
+			err = expired
+		}
+		release()
 		c.logger.Debug("client: request failed", "verb", req.verb, "method", req.method, "url", redactURL(target), "err", err)
 		return nil, err
 	}
 	c.logger.Debug("client: request", "verb", req.verb, "method", req.method, "url", redactURL(target),
 		"status", resp.StatusCode, "duration", time.Since(start))
+	bounded := &boundedBody{body: resp.Body, ctx: ctx, release: release}
+	if req.verb != "watch" && c.maxBytes > 0 {
+		bounded.left, bounded.max = c.maxBytes, c.maxBytes
+		bounded.what = req.verb + " " + r.gvr.Resource
+	}
+	resp.Body = bounded
 	return resp, nil
 }
 
@@ -236,12 +279,40 @@ func (r *ResourceClient) do(ctx context.Context, req *request) ([]byte, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, r.readStatusError(resp, req)
+	}
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("client: %s %s: reading response: %w", req.verb, r.gvr.Resource, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, r.statusError(resp, data, req)
+		return nil, r.readError(req, err)
 	}
 	return data, nil
+}
+
+// readError describes a failure to read a response body.
+func (r *ResourceClient) readError(req *request, err error) error {
+	var expired *timeoutError
+	var tooLarge *tooLargeError
+	switch {
+	case errors.As(err, &expired):
+		return expired
+	case errors.As(err, &tooLarge):
+		return tooLarge
+	}
+	return fmt.Errorf("client: %s %s: reading response: %w", req.verb, r.gvr.Resource, err)
+}
+
+// readStatusError reads (the first MiB of) a non-2xx response and turns it into
+// an error.
+func (r *ResourceClient) readStatusError(resp *http.Response, req *request) error {
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		why := "only reads follow redirects: a write re-sent as a GET would seem to succeed and write nothing"
+		if req.method == http.MethodGet {
+			why = "a redirect to another scheme, host or port, or past ten, is not followed: credentials stay with the server they are for"
+		}
+		return fmt.Errorf("client: %s %s: the server answered %s (to %q); %s",
+			req.verb, r.gvr.Resource, resp.Status, redactURL(resp.Header.Get("Location")), why)
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return r.statusError(resp, body, req)
 }

@@ -2,14 +2,18 @@ package client
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -44,7 +48,24 @@ type Config struct {
 	// HealthCheck says when a silent HTTP/2 connection is pinged and when it is given
 	// up for dead. The zero value is client-go's: ping after 30 s, drop after 15 more.
 	HealthCheck HealthCheck
+
+	// Timeout bounds each request but a watch, from sending it to reading the whole
+	// answer; a retry gets a new one. A watch is bounded by it only until its response
+	// headers arrive: after that it may run for as long as the server keeps it open.
+	// Zero means DefaultTimeout; a negative value means no bound (a context still
+	// bounds every request).
+	Timeout time.Duration
+
+	// MaxResponseBytes caps the body of every response but a watch's (whose events are
+	// capped one by one at MaxWatchEventBytes). A larger answer fails, with an error
+	// that says so, once MaxResponseBytes have been read. Zero means no cap.
+	MaxResponseBytes int64
 }
+
+// DefaultTimeout is Config.Timeout's default: kube-apiserver's own limit on a
+// request (its --request-timeout, 60 s). A server that has not answered by then
+// never will.
+const DefaultTimeout = 60 * time.Second
 
 // HealthCheck is the HTTP/2 connection health check. Over TLS the client speaks
 // HTTP/2, and every request to a server, watches included, shares one TCP connection.
@@ -163,15 +184,30 @@ func (t TLSConfig) tlsConfig() (*tls.Config, error) {
 	return out, nil
 }
 
-// transport builds the HTTP transport: the standard one (proxies from the environment,
-// keep-alives, HTTP/2) with this config's TLS settings and the HTTP/2 health check.
+// transport returns the HTTP transport for this config's TLS and health-check
+// settings: the standard one (proxies from the environment, keep-alives,
+// HTTP/2) with those settings. Clients with equal settings share one transport,
+// and so its connections: a program that makes a client per informer, or per
+// request, holds one pool of connections per server, not one per client.
+//
+// client-go: rest's transport cache (transport/cache.go), keyed the same way.
 func (c *Config) transport() (*http.Transport, error) {
+	if c.HealthCheck.PingAfter < 0 || c.HealthCheck.PingTimeout < 0 {
+		return nil, fmt.Errorf("client: HealthCheck %+v: durations must not be negative", c.HealthCheck)
+	}
+	key := transportKey{
+		tls:         c.TLS.fingerprint(),
+		pingAfter:   cmp.Or(c.HealthCheck.PingAfter, DefaultPingAfter),
+		pingTimeout: cmp.Or(c.HealthCheck.PingTimeout, DefaultPingTimeout),
+	}
+	transports.mu.Lock()
+	defer transports.mu.Unlock()
+	if tr, ok := transports.byKey[key]; ok {
+		return tr, nil
+	}
 	tlsCfg, err := c.TLS.tlsConfig()
 	if err != nil {
 		return nil, err
-	}
-	if c.HealthCheck.PingAfter < 0 || c.HealthCheck.PingTimeout < 0 {
-		return nil, fmt.Errorf("client: HealthCheck %+v: durations must not be negative", c.HealthCheck)
 	}
 	base, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
@@ -179,9 +215,33 @@ func (c *Config) transport() (*http.Transport, error) {
 	}
 	tr := base.Clone()
 	tr.TLSClientConfig = tlsCfg
-	tr.HTTP2 = &http.HTTP2Config{
-		SendPingTimeout: cmp.Or(c.HealthCheck.PingAfter, DefaultPingAfter),
-		PingTimeout:     cmp.Or(c.HealthCheck.PingTimeout, DefaultPingTimeout),
-	}
+	tr.HTTP2 = &http.HTTP2Config{SendPingTimeout: key.pingAfter, PingTimeout: key.pingTimeout}
+	transports.byKey[key] = tr
 	return tr, nil
+}
+
+// transports is the process's one cache of transports, like
+// http.DefaultTransport: a transport owns connections, and connections belong
+// to the process, not to a Client. It grows by one entry per distinct TLS and
+// health-check setting, which a program has few of.
+var transports = struct {
+	mu    sync.Mutex // guards byKey
+	byKey map[transportKey]*http.Transport
+}{byKey: map[transportKey]*http.Transport{}}
+
+// transportKey is what makes two transports different.
+type transportKey struct {
+	tls                    [sha256.Size]byte
+	pingAfter, pingTimeout time.Duration
+}
+
+// fingerprint digests every TLS setting, so that the cache key holds no key
+// material itself.
+func (t TLSConfig) fingerprint() [sha256.Size]byte {
+	h := sha256.New()
+	for _, field := range [][]byte{t.CAData, t.CertData, t.KeyData, []byte(t.ServerName), []byte(strconv.FormatBool(t.Insecure))} {
+		_ = binary.Write(h, binary.BigEndian, uint64(len(field)))
+		h.Write(field)
+	}
+	return [sha256.Size]byte(h.Sum(nil))
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -65,47 +64,6 @@ func decodeAs(scheme *runtime.Scheme, data []byte, gvk schema.GroupVersionKind) 
 		return nil, fmt.Errorf("client: decoding %v: %w", gvk, err)
 	}
 	return u, nil
-}
-
-// decodeList decodes a list response. On the wire the items carry no kind or
-// apiVersion (WIRE.md, Lists), so each item gets the list's apiVersion and its kind
-// with the "List" suffix removed. The list is typed if the scheme knows the list kind,
-// else an *unstructured.UnstructuredList.
-func (c *Client) decodeList(data []byte) (runtime.Object, error) {
-	var head typeHead
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("client: list response is not a JSON object: %w", err)
-	}
-	if !strings.HasSuffix(head.Kind, "List") || head.Kind == "List" || head.APIVersion == "" {
-		return nil, fmt.Errorf("client: list response has kind %q and apiVersion %q, want a <Kind>List", head.Kind, head.APIVersion)
-	}
-	listGVK, err := head.gvk()
-	if err != nil {
-		return nil, err
-	}
-	itemGVK := listGVK.GroupVersion().WithKind(strings.TrimSuffix(head.Kind, "List"))
-
-	var list runtime.Object
-	if c.scheme != nil && c.scheme.Recognizes(listGVK) {
-		list, err = decodeAs(c.scheme, data, listGVK)
-	} else {
-		ul := &unstructured.UnstructuredList{}
-		err = ul.UnmarshalJSON(data)
-		list = ul
-	}
-	if err != nil {
-		return nil, fmt.Errorf("client: decoding %v: %w", listGVK, err)
-	}
-	err = meta.EachListItem(list, func(item runtime.Object) error {
-		if item.GetObjectKind().GroupVersionKind().Empty() {
-			item.GetObjectKind().SetGroupVersionKind(itemGVK)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("client: %v is not a list: %w", listGVK, err)
-	}
-	return list, nil
 }
 
 // encodeObject marshals obj for a write. A typed object with an empty kind and

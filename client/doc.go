@@ -56,6 +56,18 @@
 //     with Retry-After: N is asked again after N seconds, up to ten times, for reads,
 //     updates and deletes; then its last answer is returned. A create or patch is never
 //     sent twice. See retry.go.
+//   - No request waits forever: Config.Timeout (60 s by default) bounds every request
+//     but a watch until its body is read, and a watch until its headers arrive.
+//     Retry-After is obeyed up to 30 s.
+//   - Only a GET follows a redirect, and only within the server's scheme, host and
+//     port: a redirected write is an error, never a silent no-op, and credentials
+//     never leave their server.
+//   - A list is decoded as a stream, item by item, and checked like a watch: of the
+//     resource's group and version, every item of the list's kind.
+//     Config.MaxResponseBytes caps a response body.
+//   - Config prints and logs with its secrets redacted; no log line or error shows a
+//     server URL's userinfo.
+//   - Clients with the same TLS and health-check settings share one transport.
 //   - A cancelled context or Stop closes ResultChan promptly, with no error event; a
 //     clean end of stream, or a connection lost between two events, closes it with no
 //     error event either (the caller re-watches from the last resourceVersion).
@@ -68,8 +80,9 @@
 //   - Kubeconfig: one file, its current context. No KUBECONFIG merging, no exec or
 //     auth-provider plugins (a clear error says so), no basic auth, no proxy-url
 //     (proxies come from the environment). See tools/clientcmd.
-//   - No client-side rate limiting or request timeouts: contexts bound every request,
-//     and the Reflector owns backoff (rest.Config QPS/Burst have no counterpart).
+//   - No client-side rate limiting: the Reflector owns backoff (rest.Config QPS/Burst
+//     have no counterpart). A request timeout is on by default, and it covers a
+//     watch's wait for its headers (client-go: off by default, and never for a watch).
 //   - Retries, bounded at ten as in client-go, only where the server asked for one or
 //     never answered: a 429 or 5xx with Retry-After to GET, PUT or DELETE (client-go
 //     also re-sends POST and PATCH), and a GET whose connection broke (EOF, reset)

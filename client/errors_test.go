@@ -141,7 +141,7 @@ func TestUndecodableSuccessBodiesAreErrors(t *testing.T) {
 		{"no kind", `{"metadata":{}}`, "want a <Kind>List"},
 		{"not a list kind", `{"kind":"ConfigMap","apiVersion":"v1"}`, "want a <Kind>List"},
 		{"bad apiVersion", `{"kind":"FooList","apiVersion":"a/b/c"}`, "apiVersion"},
-		{"items not an array", `{"kind":"ConfigMapList","apiVersion":"v1","items":{}}`, "decoding /v1, Kind=ConfigMapList"},
+		{"items not an array", `{"kind":"ConfigMapList","apiVersion":"v1","items":{}}`, "items is not an array"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,5 +52,13 @@ func retryDelay(method string, resp *http.Response, err error) (time.Duration, b
 	if convErr != nil || seconds < 0 {
 		return 0, false
 	}
-	return time.Duration(seconds) * time.Second, true
+	return min(time.Duration(seconds)*time.Second, maxRetryAfter), true
 }
+
+// maxRetryAfter caps the wait a server's Retry-After can ask for. kube-apiserver
+// asks for a second or a few; a larger figure is a misconfigured or hostile
+// server, and obeying "Retry-After: 86400" would stall an informer for a day per
+// retry. Ten retries at the cap wait five minutes in all.
+//
+// client-go: none (rest.Request waits for whatever the server asks).
+const maxRetryAfter = 30 * time.Second

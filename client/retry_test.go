@@ -201,3 +201,21 @@ func TestCancelEndsTheWaitBeforeARetry(t *testing.T) {
 		assert.Equal(t, int64(2), srv.seen.Load())
 	})
 }
+
+// A server's Retry-After is obeyed up to a cap: "Retry-After: 86400" from a
+// misconfigured or hostile server makes the client wait 30 seconds, not a day,
+// before each retry.
+// Diagram: step 1. client-go: none (it waits for as long as the server asks).
+func TestRetryAfterIsCappedAtThirtySeconds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := &flakyServer{failures: 2, code: http.StatusTooManyRequests, retryAfter: "86400", ok: aConfigMap}
+		c := inProcessClient(t, srv)
+		began := time.Now()
+
+		_, err := c.Resource(configMaps).Namespace("ns").Get(t.Context(), "cm", metav1.GetOptions{})
+
+		require.NoError(t, err)
+		assert.Equal(t, int64(3), srv.seen.Load())
+		assert.Equal(t, time.Minute, time.Since(began), "two waits of 30 s, not of a day")
+	})
+}

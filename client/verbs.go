@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -22,13 +23,27 @@ import (
 // Step 1 (list): GET /api/v1/namespaces/ns/configmaps?resourceVersion=0&limit=500.
 func (r *ResourceClient) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	opts.Watch = false
-	data, err := r.do(ctx, &request{verb: "list", method: http.MethodGet, namespace: r.namespace, query: listQuery(opts)})
+	req := &request{verb: "list", method: http.MethodGet, namespace: r.namespace, query: listQuery(opts)}
+	resp, err := r.send(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	list, err := r.client.decodeList(data)
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, r.readStatusError(resp, req)
+	}
+	dec := listDecoder{scheme: r.client.scheme, gv: r.gvr.GroupVersion(), known: r.knownKind()}
+	list, err := dec.decode(resp.Body)
 	if err != nil {
-		return nil, err
+		var expired *timeoutError
+		var tooLarge *tooLargeError
+		switch {
+		case errors.As(err, &expired):
+			return nil, expired
+		case errors.As(err, &tooLarge):
+			return nil, tooLarge
+		}
+		return nil, fmt.Errorf("client: list %s: %w", r.gvr.Resource, err)
 	}
 	r.learnKind(strings.TrimSuffix(list.GetObjectKind().GroupVersionKind().Kind, "List"))
 	return list, nil

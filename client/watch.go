@@ -39,8 +39,7 @@ func (r *ResourceClient) Watch(ctx context.Context, opts metav1.ListOptions) (wa
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer cancel()
 		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return nil, r.statusError(resp, body, req)
+		return nil, r.readStatusError(resp, req)
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {

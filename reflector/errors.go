@@ -13,7 +13,7 @@ import (
 // which of these classes the error falls in (docs/reflector.md explains why):
 //
 //	expired or too large resourceVersion -> list again at "" (consistent read)
-//	429 Too Many Requests, connection refused -> back off, re-watch, no relist
+//	429 Too Many Requests, connection refused, a watch request timed out -> back off, re-watch, no relist
 //	500 Internal Error, within MaxInternalErrorRetryDuration -> re-watch at once, no relist
 //	anything else -> back off, relist at the last seen resourceVersion
 
@@ -78,5 +78,5 @@ func isResourceVersionUnavailable(err error) bool {
 // would add the most expensive request there is to a server that is already
 // struggling.
 func isRetriableWatchError(err error) bool {
-	return utilnet.IsConnectionRefused(err) || apierrors.IsTooManyRequests(err)
+	return utilnet.IsConnectionRefused(err) || apierrors.IsTooManyRequests(err) || utilnet.IsTimeout(err)
 }

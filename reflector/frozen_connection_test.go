@@ -2,7 +2,9 @@ package reflector_test
 
 import (
 	"encoding/pem"
+	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,5 +72,44 @@ func TestOverHTTP2AFrozenConnectionIsDroppedAndTheReflectorRecovers(t *testing.T
 	store.waitFor(t, wait, "add b, made after the freeze", func() bool { return store.has("default/b") })
 	t.Logf("the change made after the freeze arrived %v later, after %d lists and %d watches",
 		time.Since(frozeAt).Round(100*time.Millisecond), lw.count("list"), lw.count("watch"))
+	stop()
+}
+
+// A server (or a proxy) that takes the watch request and never sends the
+// response headers: the Reflector's Watch call itself would wait forever and
+// the cache would freeze at the list. The idle clock runs from the moment the
+// request is sent, so after IdleTimeout the request is abandoned and a new
+// watch goes out; this one is answered, and the change made meanwhile arrives.
+// Diagram: step 1. client-go: none (client-go waits for the headers forever).
+func TestOverHTTPAWatchWhoseHeadersNeverComeIsSentAgain(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{BookmarkInterval: 100 * time.Millisecond})
+	t.Cleanup(srv.Close)
+	var hung atomic.Int32
+	silentFirstWatch := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") == "true" && hung.Add(1) == 1 {
+			<-r.Context().Done() // the headers never come
+			return
+		}
+		srv.Handler().ServeHTTP(w, r)
+	})
+	ts := httptest.NewServer(silentFirstWatch)
+	t.Cleanup(ts.Close)
+	cfg, err := client.ConfigFromURL(ts.URL)
+	require.NoError(t, err)
+	cfg.Logger = discard()
+	c, err := client.New(cfg, nil)
+	require.NoError(t, err)
+	lw := newCountingLW(c.Resource(configMapsGVR).Namespace("default"))
+	store := newWaitStore()
+	const wait = 20 * time.Second
+	_, stop := runReflector(t, lw, store, reflector.Options{IdleTimeout: time.Second})
+	lw.waitFor(t, wait, "the first watch", func() bool { return lw.count("watch") >= 1 })
+
+	_, err = srv.Resource(configMapsGVR).Namespace("default").Create(t.Context(), configMap("default", "a"), metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	store.waitFor(t, wait, "add a, made while the first watch hung", func() bool { return store.has("default/a") })
+	require.Equal(t, 1, lw.count("list"), "no relist: only the watch was sent again")
+	require.GreaterOrEqual(t, lw.count("watch"), 2)
 	stop()
 }

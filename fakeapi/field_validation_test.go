@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/informerlab/informerlab/fakeapi"
 )
@@ -33,10 +34,11 @@ func TestFieldValidationStrictRefusesUnknownFields(t *testing.T) {
 	assert.Error(t, err, "nothing stored")
 }
 
-// TestFieldValidationWarnIgnoreAndTheDefault: Warn stores the object and
-// says what it did not know in Warning headers (kubectl prints them);
-// Ignore and a request without the parameter check nothing; any other
-// value is a bad request.
+// TestFieldValidationWarnIgnoreAndTheDefault: an unknown field is dropped
+// in every mode, as the real server's decoding drops it. Warn, and a
+// request without the parameter (Warn is the default), say so in a Warning
+// header (kubectl prints it); Ignore says nothing; any other value is 422,
+// as the real server validates its CreateOptions.
 // Diagram: API. client-go: rest.WarningHandler (Warning headers).
 func TestFieldValidationWarnIgnoreAndTheDefault(t *testing.T) {
 	s := newServer(t, fakeapi.Options{})
@@ -55,9 +57,14 @@ func TestFieldValidationWarnIgnoreAndTheDefault(t *testing.T) {
 	assert.Equal(t, http.StatusCreated, ignore.StatusCode)
 	assert.Empty(t, ignore.Header.Values("Warning"))
 	assert.Equal(t, http.StatusCreated, none.StatusCode)
-	assert.Empty(t, none.Header.Values("Warning"))
-	st := requireStatus(t, bad, badData, http.StatusBadRequest, metav1.StatusReasonBadRequest)
-	assert.Contains(t, st.Message, `fieldValidation must be one of "Ignore", "Warn" or "Strict", not "Loud"`)
+	assert.Equal(t, []string{`299 - "unknown field \"datta\""`}, none.Header.Values("Warning"))
+	for _, name := range []string{"w", "i", "n"} {
+		cm, err := s.Resource(configMaps).Namespace("default").Get(t.Context(), name, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.NotContains(t, cm.(*unstructured.Unstructured).Object, "datta", "%s: the unknown field was dropped", name)
+	}
+	st := requireStatus(t, bad, badData, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid)
+	assert.Equal(t, `CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"`, st.Message)
 }
 
 // TestFieldValidationOfPatchesAndUpdates: a merge or strategic merge patch

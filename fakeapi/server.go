@@ -74,7 +74,8 @@ type Options struct {
 // Invariants (checked by checkInvariants in tests):
 //   - rv and compactedRV start at 1, never 0 (an empty server lists at
 //     "1", its first write gets "2"), and only grow;
-//   - every stored object's resourceVersion is in (1, rv];
+//   - every stored object's resourceVersion is in (1, rv], except the
+//     DefaultNamespaces a new server starts with, at 1 until changed;
 //   - history holds strictly increasing resourceVersions, all in
 //     (compactedRV, rv], and at most historyLimit events;
 //   - stored objects are never mutated: every write stores a fresh map, so
@@ -107,8 +108,9 @@ type Server struct {
 }
 
 // New returns a server with the built-in resources registered (v1
-// configmaps, namespaces and events; coordination.k8s.io/v1 leases). It
-// starts no goroutine.
+// configmaps, secrets, namespaces and events; coordination.k8s.io/v1
+// leases) and the namespaces a real cluster starts with
+// ([DefaultNamespaces]). It starts no goroutine.
 func New(opts Options) *Server {
 	if opts.HistoryLimit <= 0 {
 		opts.HistoryLimit = DefaultHistoryLimit
@@ -146,6 +148,7 @@ func New(opts Options) *Server {
 			panic(err) // the built-in table is wrong: a programming error
 		}
 	}
+	s.seedNamespaces()
 	return s
 }
 

@@ -143,7 +143,7 @@ var queryCodec = func() runtime.ParameterCodec {
 
 func decodeQuery(q url.Values, into runtime.Object) error {
 	if err := queryCodec.DecodeParameters(q, schema.GroupVersion{Version: "v1"}, into); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("fakeapi: invalid query parameters: %v", err))
+		return apierrors.NewBadRequest(err.Error()) // the real server's words: strconv.ParseInt: parsing ...
 	}
 	return nil
 }

@@ -55,14 +55,16 @@ var builtinGroups = map[string]bool{
 func (r *resource) decodesTyped() bool { return builtinGroups[r.info.GVR.Group] }
 
 // errUndecodable is the real server's answer to a create or update body
-// that does not decode into the kind's Go type.
+// that does not decode into the kind's Go type, or that has unknown fields
+// under fieldValidation=Strict (for a custom resource too).
 func errUndecodable(r *resource, err error) error {
 	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
 		r.info.Kind, r.info.GVR.Version, r.info.Kind, err))
 }
 
 // errPatchUndecodable is the real server's answer to a patch whose result
-// does not decode: 422 with the patched object as the invalid value.
+// does not decode, or has unknown fields under Strict: 422 with the patched
+// object as the invalid value.
 func errPatchUndecodable(patched map[string]any, err error) error {
 	data, _ := json.Marshal(patched)
 	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{

@@ -1,6 +1,7 @@
 package fakeapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -8,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -23,7 +23,8 @@ import (
 //
 //	Warn (the default)  dropped; one Warning header per field: 299 - "unknown field \"spec.colour\""
 //	Ignore              dropped silently
-//	Strict              the request fails: 400 "strict decoding error: unknown field \"spec.colour\""
+//	Strict              the request fails: 400 "Foo in version \"v1\" cannot be handled as a Foo:
+//	                    strict decoding error: unknown field \"spec.colour\"" (a patch: 422, see readFields)
 //
 // fakeapi does the same for every resource with a Go type, on the object a
 // write would store (for a patch, the patched object): in-process and over
@@ -53,9 +54,11 @@ func validateDirective(kind, directive string) error {
 }
 
 // readFields checks u, an object about to be written to r, the way the real
-// server's decoding does: first the field types (a built-in kind's Go type:
-// 400 BadRequest, or 422 for a patch's result), then unknown fields, which
-// are pruned from u and reported as fc.directive says.
+// server's decoding does: first the field types of a built-in kind, then
+// unknown fields, which are pruned from u and reported as fc.directive
+// says. A body that fails is 400 BadRequest; the result of a patch that
+// fails is 422 Invalid, with the patched object as the invalid value of a
+// "patch" field, as on the real server.
 func readFields(r *resource, u *unstructured.Unstructured, fc *fieldCheck) error {
 	if fc == nil {
 		fc = &fieldCheck{}
@@ -85,7 +88,11 @@ func readFields(r *resource, u *unstructured.Unstructured, fc *fieldCheck) error
 		for i, f := range unknown {
 			msgs[i] = fmt.Sprintf("unknown field %q", f)
 		}
-		return apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
+		err := errors.New("strict decoding error: " + strings.Join(msgs, ", "))
+		if fc.patch {
+			return errPatchUndecodable(u.Object, err)
+		}
+		return errUndecodable(r, err)
 	}
 	for _, f := range unknown {
 		fc.warnings = append(fc.warnings, fmt.Sprintf("unknown field %q", f))

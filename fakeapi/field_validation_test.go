@@ -2,6 +2,7 @@ package fakeapi_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,7 +29,7 @@ func TestFieldValidationStrictRefusesUnknownFields(t *testing.T) {
 		"Content-Type", "application/json")
 
 	st := requireStatus(t, resp, data, http.StatusBadRequest, metav1.StatusReasonBadRequest)
-	assert.Equal(t, `strict decoding error: unknown field "datta", unknown field "metadata.labelz"`, st.Message)
+	assert.Equal(t, `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "datta", unknown field "metadata.labelz"`, st.Message)
 	assert.Equal(t, http.StatusCreated, ok.StatusCode, string(okData))
 	_, err := s.Resource(configMaps).Namespace("default").Get(t.Context(), "typo", metav1.GetOptions{})
 	assert.Error(t, err, "nothing stored")
@@ -67,9 +68,11 @@ func TestFieldValidationWarnIgnoreAndTheDefault(t *testing.T) {
 	assert.Equal(t, `CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"`, st.Message)
 }
 
-// TestFieldValidationOfPatchesAndUpdates: a merge or strategic merge patch
-// is checked in the object's shape (strategic directives are not fields),
-// and so is an update; elements of lists are named by index.
+// TestFieldValidationOfPatchesAndUpdates: the object a merge or strategic
+// merge patch produces is checked (strategic directives are not fields):
+// under Strict an unknown field is 422 Invalid with the patched object as
+// the invalid "patch" value, as on the real server; an update is checked
+// like a create (400); elements of lists are named by index.
 // Diagram: API. client-go: metav1.PatchOptions.FieldValidation, UpdateOptions.FieldValidation.
 func TestFieldValidationOfPatchesAndUpdates(t *testing.T) {
 	s := newServer(t, fakeapi.Options{})
@@ -92,12 +95,14 @@ func TestFieldValidationOfPatchesAndUpdates(t *testing.T) {
 		`{"apiVersion":"toys.informerlab.io/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"colour":"red","shape":"round"}}`,
 		"Content-Type", "application/json")
 
-	assert.Equal(t, `strict decoding error: unknown field "spec.parts[0].cuont"`,
-		requireStatus(t, smp, smpData, http.StatusBadRequest, metav1.StatusReasonBadRequest).Message)
-	assert.Equal(t, `strict decoding error: unknown field "spec.color"`,
-		requireStatus(t, merge, mergeData, http.StatusBadRequest, metav1.StatusReasonBadRequest).Message)
+	smpStatus := requireStatus(t, smp, smpData, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid)
+	mergeStatus := requireStatus(t, merge, mergeData, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid)
+	assert.True(t, strings.HasSuffix(smpStatus.Message, `: strict decoding error: unknown field "spec.parts[0].cuont"`), smpStatus.Message)
+	assert.True(t, strings.HasPrefix(mergeStatus.Message, ` "" is invalid: patch: Invalid value: "{`), mergeStatus.Message)
+	assert.True(t, strings.HasSuffix(mergeStatus.Message, `: strict decoding error: unknown field "spec.color"`), mergeStatus.Message)
+	assert.Equal(t, "patch", mergeStatus.Details.Causes[0].Field)
 	assert.Equal(t, http.StatusOK, good.StatusCode, string(goodData))
-	assert.Equal(t, `strict decoding error: unknown field "spec.shape"`,
+	assert.Equal(t, `Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.shape"`,
 		requireStatus(t, update, updateData, http.StatusBadRequest, metav1.StatusReasonBadRequest).Message)
 }
 

@@ -26,12 +26,16 @@ import (
 //	Strict              the request fails: 400 "Foo in version \"v1\" cannot be handled as a Foo:
 //	                    strict decoding error: unknown field \"spec.colour\"" (a patch: 422, see readFields)
 //
-// fakeapi does the same for every resource with a Go type, on the object a
-// write would store (for a patch, the patched object): in-process and over
-// HTTP, silent admin writes included (in-process there is no header to
-// carry a warning). A schemaless resource keeps every field, like a CRD
-// with x-kubernetes-preserve-unknown-fields. A field whose Go type is
-// interface{} or runtime.RawExtension keeps whatever it holds.
+// fakeapi does the same, on the object a write would store (for a patch,
+// the patched object), in-process and over HTTP, silent admin writes
+// included (in-process there is no header to carry a warning), for the
+// built-in kinds it models and for custom resources with a Go type. A
+// schemaless resource keeps every field, like a CRD with
+// x-kubernetes-preserve-unknown-fields; so does a field whose Go type is
+// interface{} or runtime.RawExtension. A Go type given for a kind of
+// Kubernetes' own groups may be a subset of the real one (see prunes): its
+// unknown fields are kept, and found only when a request asks with Warn or
+// Strict.
 
 // fieldCheck is how a write reads its object: the fieldValidation
 // directive, and the warnings the write earns (read by the HTTP handler).
@@ -74,16 +78,17 @@ func readFields(r *resource, u *unstructured.Unstructured, fc *fieldCheck) error
 			return errUndecodable(r, err)
 		}
 	}
-	unknown := pruneUnknown(r.model, u.Object, "")
+	prune := r.prunes()
+	unknown := pruneUnknown(r.model, u.Object, "", prune)
 	normalizeBuiltin(r, u)
 	if len(unknown) == 0 {
 		return nil
 	}
 	sort.Strings(unknown)
-	switch fc.directive {
-	case metav1.FieldValidationIgnore:
+	switch {
+	case fc.directive == metav1.FieldValidationIgnore, fc.directive == "" && !prune:
 		return nil
-	case metav1.FieldValidationStrict:
+	case fc.directive == metav1.FieldValidationStrict:
 		msgs := make([]string, len(unknown))
 		for i, f := range unknown {
 			msgs[i] = fmt.Sprintf("unknown field %q", f)
@@ -108,10 +113,27 @@ func writeWarnings(w http.ResponseWriter, warnings []string) {
 	}
 }
 
-// pruneUnknown deletes the keys of doc that type t has no field for and
-// returns their paths ("spec.colour", "items[1].nme"). Keys starting with
-// "$" are strategic merge patch directives, not fields.
-func pruneUnknown(t reflect.Type, doc any, path string) []string {
+// prunes reports whether r's Go type is the whole of its kind's schema, so
+// that a field it lacks is unknown to the real server too: fakeapi's own
+// models of built-in kinds, and the type of a custom resource. A Go type
+// registered for a kind of Kubernetes' own groups (the sample controller's
+// Deployment) may be a subset of the real type: fields it lacks are kept,
+// and reported only when a request asks with fieldValidation.
+func (r *resource) prunes() bool {
+	if r.model == nil {
+		return false
+	}
+	if _, own := builtinModelNames[r.model]; own {
+		return true
+	}
+	return !r.decodesTyped()
+}
+
+// pruneUnknown returns the paths ("spec.colour", "items[1].nme") of the
+// keys of doc that type t has no field for, and deletes them from doc when
+// remove is true. Keys starting with "$" are strategic merge patch
+// directives, not fields.
+func pruneUnknown(t reflect.Type, doc any, path string, remove bool) []string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -136,10 +158,12 @@ func pruneUnknown(t reflect.Type, doc any, path string) []string {
 			ft, known := fields[k]
 			if !known {
 				out = append(out, join(path, k))
-				delete(m, k)
+				if remove {
+					delete(m, k)
+				}
 				continue
 			}
-			out = append(out, pruneUnknown(ft, v, join(path, k))...)
+			out = append(out, pruneUnknown(ft, v, join(path, k), remove)...)
 		}
 	case reflect.Map:
 		m, ok := doc.(map[string]any)
@@ -147,7 +171,7 @@ func pruneUnknown(t reflect.Type, doc any, path string) []string {
 			return nil
 		}
 		for k, v := range m {
-			out = append(out, pruneUnknown(t.Elem(), v, join(path, k))...)
+			out = append(out, pruneUnknown(t.Elem(), v, join(path, k), remove)...)
 		}
 	case reflect.Slice, reflect.Array:
 		l, ok := doc.([]any)
@@ -155,7 +179,7 @@ func pruneUnknown(t reflect.Type, doc any, path string) []string {
 			return nil
 		}
 		for i, v := range l {
-			out = append(out, pruneUnknown(t.Elem(), v, fmt.Sprintf("%s[%d]", path, i))...)
+			out = append(out, pruneUnknown(t.Elem(), v, fmt.Sprintf("%s[%d]", path, i), remove)...)
 		}
 	}
 	return out

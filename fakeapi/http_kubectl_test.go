@@ -173,5 +173,5 @@ func TestHTTPRootListsPaths(t *testing.T) {
 
 	assert.Contains(t, root.Paths, "/api/v1")
 	assert.Contains(t, root.Paths, "/apis/coordination.k8s.io/v1")
-	assert.Len(t, s.Resources(), 5)
+	assert.Len(t, s.Resources(), 4)
 }

@@ -9,8 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Namespaces. A namespaced object can only be created in a namespace that
-// exists, as the real server's NamespaceLifecycle admission enforces:
+// Namespaces. With Options.NamespaceLifecycle, a namespaced object can
+// only be created in a namespace that exists, as the real server's
+// NamespaceLifecycle admission plugin enforces:
 //
 //	namespace missing              404 NotFound   namespaces "x" not found
 //	namespace being deleted        403 Forbidden  unable to create new content in namespace x because it is being terminated
@@ -48,8 +49,11 @@ func (s *Server) seedNamespaces() {
 }
 
 // checkNamespace refuses a create in a namespace that is missing or being
-// deleted (see checkNamespaceLocked).
+// deleted (see checkNamespaceLocked), when Options.NamespaceLifecycle is on.
 func (s *Server) checkNamespace(r *resource, ns, name string) error {
+	if !s.opts.NamespaceLifecycle {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.checkNamespaceLocked(r, ns, name)

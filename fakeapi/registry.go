@@ -43,11 +43,15 @@ type ResourceInfo struct {
 
 var builtinResources = []ResourceInfo{
 	{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}},
-	{GVR: schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, Kind: "Secret", Namespaced: true},
 	{GVR: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, Kind: "Namespace", HasStatus: true, ShortNames: []string{"ns"}},
 	{GVR: schema.GroupVersionResource{Version: "v1", Resource: "events"}, Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}},
 	{GVR: schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}, Kind: "Lease", Namespaced: true},
 }
+
+// SecretResource describes core v1 Secrets, which a Server does not serve
+// until registered: fakeapi models them (base64 data, stringData merged
+// into data on write, type Opaque by default, at most 1 MiB of data).
+var SecretResource = ResourceInfo{GVR: schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, Kind: "Secret", Namespaced: true}
 
 // resource is a registered resource and its objects.
 type resource struct {

@@ -58,6 +58,13 @@ type Options struct {
 	// /version, /healthz, /livez and /readyz must carry (401 otherwise).
 	Token string
 
+	// NamespaceLifecycle makes a create of a namespaced object need an
+	// existing namespace that is not being deleted (404 NotFound, 403
+	// Forbidden otherwise), as the real server's NamespaceLifecycle
+	// admission plugin does (namespaces.go). Off, any namespace name is
+	// accepted. The server starts with DefaultNamespaces either way.
+	NamespaceLifecycle bool
+
 	// MaxRequestBodyBytes bounds HTTP request bodies (413 beyond it).
 	// 0 means DefaultMaxRequestBodyBytes.
 	MaxRequestBodyBytes int64
@@ -108,9 +115,9 @@ type Server struct {
 }
 
 // New returns a server with the built-in resources registered (v1
-// configmaps, secrets, namespaces and events; coordination.k8s.io/v1
-// leases) and the namespaces a real cluster starts with
-// ([DefaultNamespaces]). It starts no goroutine.
+// configmaps, namespaces and events; coordination.k8s.io/v1 leases) and
+// the namespaces a real cluster starts with ([DefaultNamespaces]). It
+// starts no goroutine. Register [SecretResource] to serve Secrets too.
 func New(opts Options) *Server {
 	if opts.HistoryLimit <= 0 {
 		opts.HistoryLimit = DefaultHistoryLimit

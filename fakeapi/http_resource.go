@@ -355,7 +355,15 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, ri requestI
 		return err
 	}
 	if !gone {
-		writeJSON(w, http.StatusAccepted, o.Object) // finalizers pending: the marked object
+		// Finalizers pending: the marked object, with 200 as on the real
+		// server, which answers 202 only when orphanDependents=false asked
+		// for a cascading deletion (handlers/delete.go).
+		code := http.StatusOK
+		//lint:ignore SA1019 the real server still honours the deprecated field
+		if opts.OrphanDependents != nil && !*opts.OrphanDependents {
+			code = http.StatusAccepted
+		}
+		writeJSON(w, code, o.Object)
 		return nil
 	}
 	writeJSON(w, http.StatusOK, metav1.Status{

@@ -7,8 +7,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/fakeapi"
 )
@@ -119,4 +122,40 @@ func TestFieldValidationLetsASchemalessResourceTakeAnyField(t *testing.T) {
 		"Content-Type", "application/json")
 
 	assert.Equal(t, http.StatusCreated, resp.StatusCode, string(data))
+}
+
+// TestUnknownFieldsArePrunedWhereTheSchemaIsWhole: an unknown field is
+// dropped from a built-in kind fakeapi models and from a custom resource
+// with a Go type, in-process too (Strict refuses it there as well), and
+// from a patch's result. A Go type registered for a kind of Kubernetes' own
+// groups may be a subset of the real type: its unknown fields are kept
+// unless a request asks with Strict.
+// Diagram: API. client-go: none (kube-apiserver decoding and CRD pruning).
+func TestUnknownFieldsArePrunedWhereTheSchemaIsWhole(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	registerGadgets(t, s)
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	require.NoError(t, s.Register(fakeapi.ResourceInfo{GVR: deployments, Kind: "Deployment", Namespaced: true, Object: &gadget{}}))
+	cms := s.Resource(configMaps).Namespace("default")
+	gs := s.Resource(gadgets).Namespace("default")
+	deps := s.Resource(deployments).Namespace("default")
+	withExtra := func(apiVersion, kind, name string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
+			"metadata": map[string]any{"name": name}, "spec": map[string]any{"colour": "red", "sparkle": true}}}
+	}
+
+	cm := mustCreate(t, cms, withExtra("v1", "ConfigMap", "cm"))
+	g := mustCreate(t, gs, withExtra("toys.informerlab.io/v1", "Gadget", "g"))
+	d := mustCreate(t, deps, withExtra("apps/v1", "Deployment", "d"))
+	_, strict := gs.Create(t.Context(), withExtra("toys.informerlab.io/v1", "Gadget", "strict"), metav1.CreateOptions{FieldValidation: "Strict"})
+	_, strictSubset := deps.Create(t.Context(), withExtra("apps/v1", "Deployment", "strict"), metav1.CreateOptions{FieldValidation: "Strict"})
+	patched, err := gs.Patch(t.Context(), "g", types.MergePatchType, []byte(`{"spec":{"glow":1}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+
+	assert.NotContains(t, cm.Object, "spec", "ConfigMap has no spec")
+	assert.Equal(t, map[string]any{"colour": "red"}, g.Object["spec"])
+	assert.Equal(t, map[string]any{"colour": "red", "sparkle": true}, d.Object["spec"], "a subset type keeps what it does not know")
+	assert.True(t, apierrors.IsBadRequest(strict), "got %v", strict)
+	assert.EqualError(t, strictSubset, `Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.sparkle"`)
+	assert.Equal(t, map[string]any{"colour": "red"}, patched.(*unstructured.Unstructured).Object["spec"])
 }

@@ -32,8 +32,8 @@ const MinRequestTimeout = 30 * time.Minute
 // defaultWatchTimeoutSeconds is the timeout of an HTTP watch that asks for
 // none (timeoutSeconds absent or 0).
 func defaultWatchTimeoutSeconds() int64 {
-	min := int64(MinRequestTimeout / time.Second)
-	return min + rand.Int64N(min)
+	least := int64(MinRequestTimeout / time.Second)
+	return least + rand.Int64N(least)
 }
 
 func ptr[T any](v T) *T { return &v }

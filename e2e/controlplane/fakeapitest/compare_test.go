@@ -169,7 +169,7 @@ func TestFakeAPIAnswersLikeKubeAPIServer(t *testing.T) {
 	cp := testenv.ControlPlane(t)
 	ns := testenv.Namespace(t)
 	gone := ns + "-gone"
-	real := target{name: "kube-apiserver", base: cp.URL, token: cp.Token, client: trusting(t, cp.CAPEM)}
+	kube := target{name: "kube-apiserver", base: cp.URL, token: cp.Token, client: trusting(t, cp.CAPEM)}
 	fake := startFakeAPI(t)
 	setup := answerOf(t, fake, row{method: "POST", path: "/api/v1/namespaces", contentType: "application/json",
 		body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + ns + `"}}`}, ns, gone, "")
@@ -178,7 +178,7 @@ func TestFakeAPIAnswersLikeKubeAPIServer(t *testing.T) {
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-45s %-16s %-16s %s\n", "request", "kube-apiserver", "fakeapi", "")
 	for _, r := range rows() {
-		realAnswer := answerOf(t, real, r, ns, gone, currentRV(t, real, ns))
+		realAnswer := answerOf(t, kube, r, ns, gone, currentRV(t, kube, ns))
 		fakeAnswer := answerOf(t, fake, r, ns, gone, currentRV(t, fake, ns))
 		note := "same"
 		if r.differs != "" {

@@ -2,8 +2,10 @@ package fakeapi_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,5 +52,38 @@ func TestNegativeTimeoutSecondsInProcess(t *testing.T) {
 		require.NoError(t, err)
 
 		expectClosed(t, w)
+	})
+}
+
+// TestHTTPWatchWithoutTimeoutEndsAfterTheDefault: an HTTP watch that asks
+// for no timeout is given one, between MinRequestTimeout and twice it, as
+// kube-apiserver gives one from its --min-request-timeout: no watch stays
+// open forever.
+// Diagram: step 1. client-go: the Reflector asks for 5-10 minutes itself; kubectl get -w does not.
+func TestHTTPWatchWithoutTimeoutEndsAfterTheDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, fakeapi.Options{})
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), "GET", cmPath+"?watch=true", nil))
+		}()
+
+		time.Sleep(fakeapi.MinRequestTimeout - time.Second)
+		synctest.Wait()
+		select {
+		case <-ended:
+			t.Fatal("the watch ended before MinRequestTimeout")
+		default:
+		}
+		time.Sleep(fakeapi.MinRequestTimeout + time.Second)
+		synctest.Wait()
+
+		select {
+		case <-ended:
+		default:
+			t.Fatal("the watch outlived twice MinRequestTimeout")
+		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -79,6 +80,10 @@ func readFields(r *resource, u *unstructured.Unstructured, fc *fieldCheck) error
 		}
 	}
 	prune := r.prunes()
+	var patched map[string]any // the patch's result as it came, for a Strict refusal to quote
+	if fc.patch && fc.directive == metav1.FieldValidationStrict {
+		patched = runtime.DeepCopyJSON(u.Object)
+	}
 	unknown := pruneUnknown(r.model, u.Object, "", prune)
 	normalizeBuiltin(r, u)
 	if len(unknown) == 0 {
@@ -95,7 +100,7 @@ func readFields(r *resource, u *unstructured.Unstructured, fc *fieldCheck) error
 		}
 		err := errors.New("strict decoding error: " + strings.Join(msgs, ", "))
 		if fc.patch {
-			return errPatchUndecodable(u.Object, err)
+			return errPatchUndecodable(patched, err)
 		}
 		return errUndecodable(r, err)
 	}

@@ -103,6 +103,7 @@ func TestFieldValidationOfPatchesAndUpdates(t *testing.T) {
 	assert.True(t, strings.HasSuffix(smpStatus.Message, `: strict decoding error: unknown field "spec.parts[0].cuont"`), smpStatus.Message)
 	assert.True(t, strings.HasPrefix(mergeStatus.Message, ` "" is invalid: patch: Invalid value: "{`), mergeStatus.Message)
 	assert.True(t, strings.HasSuffix(mergeStatus.Message, `: strict decoding error: unknown field "spec.color"`), mergeStatus.Message)
+	assert.Contains(t, mergeStatus.Message, `\"color\":\"blue\"`, "the quoted patch result still has the field")
 	assert.Equal(t, "patch", mergeStatus.Details.Causes[0].Field)
 	assert.Equal(t, http.StatusOK, good.StatusCode, string(goodData))
 	assert.Equal(t, `Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.shape"`,

@@ -97,7 +97,9 @@
 //   - Errors are *apierrors.StatusError values with the real server's codes
 //     and reasons, in-process and over HTTP alike; e2e/controlplane/fakeapitest
 //     checks them side by side with a real kube-apiserver.
-//   - No object is stored that a typed client of its kind could not decode.
+//   - No object of a kind with a Go type (a built-in model, ResourceInfo.Object
+//     or the Scheme's) is stored that a typed client of the kind could not
+//     decode.
 //   - Every HTTP watch ends: at timeoutSeconds (at once if negative), or
 //     after 30 to 60 minutes ([MinRequestTimeout]) without it.
 //   - [Server.CurrentResourceVersion] is a uint64; objects and lists carry
@@ -113,7 +115,8 @@
 //     rules (size, keys); enums, patterns, minimums and required fields are
 //     not checked, and a schemaless resource accepts anything. A Go type
 //     given for a kind of Kubernetes' own groups may be a subset of the real
-//     type: its unknown fields are kept unless a request asks for Strict.
+//     type: its unknown fields are kept, and reported only when a request
+//     asks with Warn or Strict.
 //   - Deleting a namespace does not delete its contents, and one without
 //     finalizers goes at once rather than staying Terminating. Secrets are
 //     served only once [SecretResource] is registered.

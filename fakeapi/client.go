@@ -97,8 +97,11 @@ func (c *ResourceClient) Get(ctx context.Context, name string, _ metav1.GetOptio
 // creationTimestamp, resourceVersion, generated name, and generation 1 on a
 // resource with a status subresource).
 func (c *ResourceClient) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
+	if err := validateDirective("CreateOptions", opts.FieldValidation); err != nil {
+		return nil, err
+	}
 	return c.write(ctx, "create", obj, opts.DryRun, func(r *resource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		return c.s.create(r, c.ns, u, c.silent)
+		return c.s.create(r, c.ns, u, c.silent, &fieldCheck{directive: opts.FieldValidation})
 	})
 }
 
@@ -106,16 +109,22 @@ func (c *ResourceClient) Create(ctx context.Context, obj runtime.Object, opts me
 // stored one (409 Conflict otherwise); an empty one updates unconditionally.
 // On a resource with a status subresource, status changes are ignored.
 func (c *ResourceClient) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	if err := validateDirective("UpdateOptions", opts.FieldValidation); err != nil {
+		return nil, err
+	}
 	return c.write(ctx, "update", obj, opts.DryRun, func(r *resource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		return c.s.update(r, c.ns, u, false, c.silent)
+		return c.s.update(r, c.ns, u, false, c.silent, &fieldCheck{directive: opts.FieldValidation})
 	})
 }
 
 // UpdateStatus replaces an object's status and nothing else. Resources
 // without a status subresource answer 404.
 func (c *ResourceClient) UpdateStatus(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	if err := validateDirective("UpdateOptions", opts.FieldValidation); err != nil {
+		return nil, err
+	}
 	return c.write(ctx, "update", obj, opts.DryRun, func(r *resource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		return c.s.update(r, c.ns, u, true, c.silent)
+		return c.s.update(r, c.ns, u, true, c.silent, &fieldCheck{directive: opts.FieldValidation})
 	})
 }
 
@@ -128,7 +137,10 @@ func (c *ResourceClient) Patch(ctx context.Context, name string, pt types.PatchT
 	if err := checkDryRun(opts.DryRun); err != nil {
 		return nil, err
 	}
-	o, err := c.s.patch(r, c.ns, name, pt, data, false, c.silent)
+	if err := validateDirective("PatchOptions", opts.FieldValidation); err != nil {
+		return nil, err
+	}
+	o, err := c.s.patch(r, c.ns, name, pt, data, false, c.silent, &fieldCheck{directive: opts.FieldValidation})
 	if err != nil {
 		return nil, err
 	}

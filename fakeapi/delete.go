@@ -101,6 +101,10 @@ func (s *Server) deleteLocked(r *resource, old *unstructured.Unstructured, silen
 			// change of intent, for kinds that keep a generation.
 			nu.SetGeneration(old.GetGeneration() + 1)
 		}
+		if r.info.GVR == namespacesGVR {
+			// A namespace being deleted is Terminating: no new content.
+			nu.Object["status"] = map[string]any{"phase": "Terminating"}
+		}
 		nu.SetResourceVersion(formatRV(rv))
 		s.commitLocked(event{typ: modified, rv: rv, res: r, key: key, obj: nu, prev: old, silent: silent})
 		return nu, false

@@ -53,8 +53,15 @@
 // [ResourceInfo].Object, or Options.Scheme. From them the server publishes
 // OpenAPI v3 documents (openapi.go; kubectl validates and explains with
 // them), applies strategic merge patches by their merge keys
-// (strategic_patch.go) and, when a request asks with fieldValidation, finds
-// fields the type does not have (field_validation.go).
+// (strategic_patch.go), and reads every written object as the real server
+// does: a built-in kind is decoded (a field of the wrong JSON type is 400,
+// builtin_decode.go), a custom resource checked against its schema (422,
+// schema.go), and unknown fields are dropped, with a Warning header unless
+// fieldValidation says Ignore, or refused under Strict
+// (field_validation.go). ConfigMaps and Secrets hold at most 1 MiB of data
+// (builtin_validation.go). A new server holds the namespaces a real cluster
+// starts with; with Options.NamespaceLifecycle a create needs a live
+// namespace (namespaces.go).
 //
 // # Fault injection
 //
@@ -88,29 +95,36 @@
 //     when the watch ends; [Server.Close] ends them all and waits.
 //   - Writers never block on watchers.
 //   - Errors are *apierrors.StatusError values with the real server's codes
-//     and reasons, in-process and over HTTP alike.
+//     and reasons, in-process and over HTTP alike; e2e/controlplane/fakeapitest
+//     checks them side by side with a real kube-apiserver.
+//   - No object of a kind with a Go type (a built-in model, ResourceInfo.Object
+//     or the Scheme's) is stored that a typed client of the kind could not
+//     decode.
+//   - Every HTTP watch ends: at timeoutSeconds (at once if negative), or
+//     after 30 to 60 minutes ([MinRequestTimeout]) without it.
 //   - [Server.CurrentResourceVersion] is a uint64; objects and lists carry
 //     resourceVersions as decimal strings, which clients must treat as
 //     opaque.
 //
 // # Differences from a real kube-apiserver
 //
-//   - No admission, RBAC, defaulting, server-side apply, dry run, field
-//     managers, protobuf or CBOR. Schema validation is the Go type the
-//     Options.Scheme registers for a kind, and covers field types only (a
-//     string where an integer belongs is 422 Invalid, as on the real
-//     server); kinds the Scheme does not know are not validated.
-//     fieldValidation finds unknown fields (schemas from Go types,
-//     openapi.go); a request without it is not checked for them.
-//   - Namespaces are not enforced: objects can be created in a namespace
-//     that does not exist, and deleting a namespace does not delete its
-//     contents.
+//   - No admission beyond NamespaceLifecycle (and that only with
+//     Options.NamespaceLifecycle), no RBAC, defaulting (beyond a Secret's
+//     type), server-side apply, dry run, field managers, protobuf or CBOR.
+//     Validation covers field types, metadata and the ConfigMap and Secret
+//     rules (size, keys); enums, patterns, minimums and required fields are
+//     not checked, and a schemaless resource accepts anything. A Go type
+//     given for a kind of Kubernetes' own groups may be a subset of the real
+//     type: its unknown fields are kept, and reported only when a request
+//     asks with Warn or Strict.
+//   - Deleting a namespace does not delete its contents, and one without
+//     finalizers goes at once rather than staying Terminating. Secrets are
+//     served only once [SecretResource] is registered.
 //   - The garbage collector runs synchronously right after the owner's
 //     deletion; Foreground propagation is treated as Background.
 //   - A strategic merge patch follows the resource's Go type; a resource
 //     without one refuses it (415). A real server refuses it for custom
-//     resources only, and drops fields its types do not have, where fakeapi
-//     stores them.
+//     resources only.
 //   - A streaming list (sendInitialEvents) from a resourceVersion ahead of
 //     the server fails at once (ERROR 504) instead of waiting up to 3 s for
 //     the server to catch up. A plain watch from such a version waits, as

@@ -2,6 +2,7 @@ package fakeapi
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -42,7 +43,8 @@ func (s *Server) checkInvariants() error {
 	for _, r := range s.resources {
 		for k, o := range r.items {
 			rv, err := strconv.ParseUint(o.GetResourceVersion(), 10, 64)
-			if err != nil || rv <= initialRV || rv > s.rv {
+			initial := r.info.GVR == namespacesGVR && slices.Contains(DefaultNamespaces, k)
+			if err != nil || (rv <= initialRV && !(initial && rv == initialRV)) || rv > s.rv {
 				return fmt.Errorf("%s %s: resourceVersion %q outside (%d, %d]", r.info.GVR.Resource, k, o.GetResourceVersion(), initialRV, s.rv)
 			}
 			if k != r.key(o.GetNamespace(), o.GetName()) {

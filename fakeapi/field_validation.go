@@ -1,6 +1,7 @@
 package fakeapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -8,63 +9,136 @@ import (
 	"strconv"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Field validation: the fieldValidation query parameter of create, update
-// and patch, which the OpenAPI documents advertise. kubectl sends
-// fieldValidation=Strict on create -f and apply -f, and then leaves
-// validation to the server. For a resource with a Go type, fakeapi finds
-// the fields of a written object (or of a merge or strategic merge patch)
-// that the type does not have:
+// Field validation: unknown fields, and the fieldValidation query parameter
+// of create, update and patch. A real API server decodes a written object
+// into its kind's Go type (or prunes it by its CRD's structural schema), so
+// fields the kind does not have are dropped. What it says about them is up
+// to fieldValidation (kubectl sends Strict on create -f and apply -f):
 //
-//	Strict  the request fails: 400 "strict decoding error: unknown field \"spec.colour\""
-//	Warn    it succeeds, with one Warning header per unknown field (kubectl prints them)
-//	Ignore  nothing is checked
+//	Warn (the default)  dropped; one Warning header per field: 299 - "unknown field \"spec.colour\""
+//	Ignore              dropped silently
+//	Strict              the request fails: 400 "Foo in version \"v1\" cannot be handled as a Foo:
+//	                    strict decoding error: unknown field \"spec.colour\"" (a patch: 422, see readFields)
 //
-// A request without the parameter is not checked (a real server warns by
-// default). A schemaless resource accepts any field. Only unknown fields are
-// found; values are not checked against their types.
+// fakeapi does the same, on the object a write would store (for a patch,
+// the patched object), in-process and over HTTP, silent admin writes
+// included (in-process there is no header to carry a warning), for the
+// built-in kinds it models and for custom resources with a Go type. A
+// schemaless resource keeps every field, like a CRD with
+// x-kubernetes-preserve-unknown-fields; so does a field whose Go type is
+// interface{} or runtime.RawExtension. A Go type given for a kind of
+// Kubernetes' own groups may be a subset of the real one (see prunes): its
+// unknown fields are kept, and found only when a request asks with Warn or
+// Strict.
 
-// checkFields applies the fieldValidation directive to the JSON document
-// doc, an object of r or a patch of one.
-func checkFields(w http.ResponseWriter, r *resource, directive string, doc any) error {
-	switch directive {
-	case "", metav1.FieldValidationIgnore:
-		return nil
-	case metav1.FieldValidationWarn, metav1.FieldValidationStrict:
-	default:
-		return apierrors.NewBadRequest(fmt.Sprintf("fieldValidation must be one of %q, %q or %q, not %q",
-			metav1.FieldValidationIgnore, metav1.FieldValidationWarn, metav1.FieldValidationStrict, directive))
+// fieldCheck is how a write reads its object: the fieldValidation
+// directive, and the warnings the write earns (read by the HTTP handler).
+type fieldCheck struct {
+	directive string
+	// patch marks the result of a patch, whose type errors the real server
+	// reports as 422 Invalid, not 400.
+	patch    bool
+	warnings []string
+}
+
+// validateDirective refuses a fieldValidation value the server does not
+// know, as the real server validates its options (kind: CreateOptions,
+// UpdateOptions or PatchOptions).
+func validateDirective(kind, directive string) error {
+	if errs := metav1validation.ValidateFieldValidation(field.NewPath("fieldValidation"), directive); len(errs) > 0 {
+		return errInvalidOptions(kind, errs)
+	}
+	return nil
+}
+
+// readFields checks u, an object about to be written to r, the way the real
+// server's decoding does: first the field types of a built-in kind, then
+// unknown fields, which are pruned from u and reported as fc.directive
+// says. A body that fails is 400 BadRequest; the result of a patch that
+// fails is 422 Invalid, with the patched object as the invalid value of a
+// "patch" field, as on the real server.
+func readFields(r *resource, u *unstructured.Unstructured, fc *fieldCheck) error {
+	if fc == nil {
+		fc = &fieldCheck{}
 	}
 	if r.model == nil {
 		return nil
 	}
-	unknown := unknownFields(r.model, doc, "")
+	if r.decodesTyped() {
+		if err := decodeCheck(u, r.model); err != nil {
+			if fc.patch {
+				return errPatchUndecodable(u.Object, err)
+			}
+			return errUndecodable(r, err)
+		}
+	}
+	prune := r.prunes()
+	var patched map[string]any // the patch's result as it came, for a Strict refusal to quote
+	if fc.patch && fc.directive == metav1.FieldValidationStrict {
+		patched = runtime.DeepCopyJSON(u.Object)
+	}
+	unknown := pruneUnknown(r.model, u.Object, "", prune)
+	normalizeBuiltin(r, u)
 	if len(unknown) == 0 {
 		return nil
 	}
 	sort.Strings(unknown)
-	if directive == metav1.FieldValidationWarn {
-		for _, f := range unknown {
-			w.Header().Add("Warning", `299 - `+strconv.Quote(fmt.Sprintf("unknown field %q", f)))
-		}
+	switch {
+	case fc.directive == metav1.FieldValidationIgnore, fc.directive == "" && !prune:
 		return nil
+	case fc.directive == metav1.FieldValidationStrict:
+		msgs := make([]string, len(unknown))
+		for i, f := range unknown {
+			msgs[i] = fmt.Sprintf("unknown field %q", f)
+		}
+		err := errors.New("strict decoding error: " + strings.Join(msgs, ", "))
+		if fc.patch {
+			return errPatchUndecodable(patched, err)
+		}
+		return errUndecodable(r, err)
 	}
-	msgs := make([]string, len(unknown))
-	for i, f := range unknown {
-		msgs[i] = fmt.Sprintf("unknown field %q", f)
+	for _, f := range unknown {
+		fc.warnings = append(fc.warnings, fmt.Sprintf("unknown field %q", f))
 	}
-	return apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
+	return nil
 }
 
-// unknownFields returns the paths ("spec.colour", "items[1].nme") of the
-// keys of doc that type t has no field for. Keys starting with "$" are
-// strategic merge patch directives, not fields.
-func unknownFields(t reflect.Type, doc any, path string) []string {
+// writeWarnings sets one Warning header per warning, in the form the real
+// server uses (code 299, no agent).
+func writeWarnings(w http.ResponseWriter, warnings []string) {
+	for _, msg := range warnings {
+		w.Header().Add("Warning", `299 - `+strconv.Quote(msg))
+	}
+}
+
+// prunes reports whether r's Go type is the whole of its kind's schema, so
+// that a field it lacks is unknown to the real server too: fakeapi's own
+// models of built-in kinds, and the type of a custom resource. A Go type
+// registered for a kind of Kubernetes' own groups (the sample controller's
+// Deployment) may be a subset of the real type: fields it lacks are kept,
+// and reported only when a request asks with fieldValidation.
+func (r *resource) prunes() bool {
+	if r.model == nil {
+		return false
+	}
+	if _, own := builtinModelNames[r.model]; own {
+		return true
+	}
+	return !r.decodesTyped()
+}
+
+// pruneUnknown returns the paths ("spec.colour", "items[1].nme") of the
+// keys of doc that type t has no field for, and deletes them from doc when
+// remove is true. Keys starting with "$" are strategic merge patch
+// directives, not fields.
+func pruneUnknown(t reflect.Type, doc any, path string, remove bool) []string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -89,9 +163,12 @@ func unknownFields(t reflect.Type, doc any, path string) []string {
 			ft, known := fields[k]
 			if !known {
 				out = append(out, join(path, k))
+				if remove {
+					delete(m, k)
+				}
 				continue
 			}
-			out = append(out, unknownFields(ft, v, join(path, k))...)
+			out = append(out, pruneUnknown(ft, v, join(path, k), remove)...)
 		}
 	case reflect.Map:
 		m, ok := doc.(map[string]any)
@@ -99,9 +176,7 @@ func unknownFields(t reflect.Type, doc any, path string) []string {
 			return nil
 		}
 		for k, v := range m {
-			if !strings.HasPrefix(k, "$") {
-				out = append(out, unknownFields(t.Elem(), v, join(path, k))...)
-			}
+			out = append(out, pruneUnknown(t.Elem(), v, join(path, k), remove)...)
 		}
 	case reflect.Slice, reflect.Array:
 		l, ok := doc.([]any)
@@ -109,7 +184,7 @@ func unknownFields(t reflect.Type, doc any, path string) []string {
 			return nil
 		}
 		for i, v := range l {
-			out = append(out, unknownFields(t.Elem(), v, fmt.Sprintf("%s[%d]", path, i))...)
+			out = append(out, pruneUnknown(t.Elem(), v, fmt.Sprintf("%s[%d]", path, i), remove)...)
 		}
 	}
 	return out
@@ -120,19 +195,4 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
-}
-
-// checkPatchFields applies the fieldValidation directive to a merge or
-// strategic merge patch, whose shape is the object's. A JSON patch names
-// paths, not fields, and is not checked; a patch that is not JSON is left
-// for the patch to reject.
-func checkPatchFields(w http.ResponseWriter, r *resource, directive string, pt types.PatchType, data []byte) error {
-	if pt != types.MergePatchType && pt != types.StrategicMergePatchType {
-		return checkFields(w, r, directive, nil)
-	}
-	var doc any
-	if err := utiljson.Unmarshal(data, &doc); err != nil {
-		return checkFields(w, r, directive, nil)
-	}
-	return checkFields(w, r, directive, doc)
 }

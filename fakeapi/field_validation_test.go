@@ -2,11 +2,16 @@ package fakeapi_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/fakeapi"
 )
@@ -27,16 +32,17 @@ func TestFieldValidationStrictRefusesUnknownFields(t *testing.T) {
 		"Content-Type", "application/json")
 
 	st := requireStatus(t, resp, data, http.StatusBadRequest, metav1.StatusReasonBadRequest)
-	assert.Equal(t, `strict decoding error: unknown field "datta", unknown field "metadata.labelz"`, st.Message)
+	assert.Equal(t, `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "datta", unknown field "metadata.labelz"`, st.Message)
 	assert.Equal(t, http.StatusCreated, ok.StatusCode, string(okData))
 	_, err := s.Resource(configMaps).Namespace("default").Get(t.Context(), "typo", metav1.GetOptions{})
 	assert.Error(t, err, "nothing stored")
 }
 
-// TestFieldValidationWarnIgnoreAndTheDefault: Warn stores the object and
-// says what it did not know in Warning headers (kubectl prints them);
-// Ignore and a request without the parameter check nothing; any other
-// value is a bad request.
+// TestFieldValidationWarnIgnoreAndTheDefault: an unknown field is dropped
+// in every mode, as the real server's decoding drops it. Warn, and a
+// request without the parameter (Warn is the default), say so in a Warning
+// header (kubectl prints it); Ignore says nothing; any other value is 422,
+// as the real server validates its CreateOptions.
 // Diagram: API. client-go: rest.WarningHandler (Warning headers).
 func TestFieldValidationWarnIgnoreAndTheDefault(t *testing.T) {
 	s := newServer(t, fakeapi.Options{})
@@ -55,14 +61,21 @@ func TestFieldValidationWarnIgnoreAndTheDefault(t *testing.T) {
 	assert.Equal(t, http.StatusCreated, ignore.StatusCode)
 	assert.Empty(t, ignore.Header.Values("Warning"))
 	assert.Equal(t, http.StatusCreated, none.StatusCode)
-	assert.Empty(t, none.Header.Values("Warning"))
-	st := requireStatus(t, bad, badData, http.StatusBadRequest, metav1.StatusReasonBadRequest)
-	assert.Contains(t, st.Message, `fieldValidation must be one of "Ignore", "Warn" or "Strict", not "Loud"`)
+	assert.Equal(t, []string{`299 - "unknown field \"datta\""`}, none.Header.Values("Warning"))
+	for _, name := range []string{"w", "i", "n"} {
+		cm, err := s.Resource(configMaps).Namespace("default").Get(t.Context(), name, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.NotContains(t, cm.(*unstructured.Unstructured).Object, "datta", "%s: the unknown field was dropped", name)
+	}
+	st := requireStatus(t, bad, badData, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid)
+	assert.Equal(t, `CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"`, st.Message)
 }
 
-// TestFieldValidationOfPatchesAndUpdates: a merge or strategic merge patch
-// is checked in the object's shape (strategic directives are not fields),
-// and so is an update; elements of lists are named by index.
+// TestFieldValidationOfPatchesAndUpdates: the object a merge or strategic
+// merge patch produces is checked (strategic directives are not fields):
+// under Strict an unknown field is 422 Invalid with the patched object as
+// the invalid "patch" value, as on the real server; an update is checked
+// like a create (400); elements of lists are named by index.
 // Diagram: API. client-go: metav1.PatchOptions.FieldValidation, UpdateOptions.FieldValidation.
 func TestFieldValidationOfPatchesAndUpdates(t *testing.T) {
 	s := newServer(t, fakeapi.Options{})
@@ -85,12 +98,15 @@ func TestFieldValidationOfPatchesAndUpdates(t *testing.T) {
 		`{"apiVersion":"toys.informerlab.io/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"colour":"red","shape":"round"}}`,
 		"Content-Type", "application/json")
 
-	assert.Equal(t, `strict decoding error: unknown field "spec.parts[0].cuont"`,
-		requireStatus(t, smp, smpData, http.StatusBadRequest, metav1.StatusReasonBadRequest).Message)
-	assert.Equal(t, `strict decoding error: unknown field "spec.color"`,
-		requireStatus(t, merge, mergeData, http.StatusBadRequest, metav1.StatusReasonBadRequest).Message)
+	smpStatus := requireStatus(t, smp, smpData, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid)
+	mergeStatus := requireStatus(t, merge, mergeData, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid)
+	assert.True(t, strings.HasSuffix(smpStatus.Message, `: strict decoding error: unknown field "spec.parts[0].cuont"`), smpStatus.Message)
+	assert.True(t, strings.HasPrefix(mergeStatus.Message, ` "" is invalid: patch: Invalid value: "{`), mergeStatus.Message)
+	assert.True(t, strings.HasSuffix(mergeStatus.Message, `: strict decoding error: unknown field "spec.color"`), mergeStatus.Message)
+	assert.Contains(t, mergeStatus.Message, `\"color\":\"blue\"`, "the quoted patch result still has the field")
+	assert.Equal(t, "patch", mergeStatus.Details.Causes[0].Field)
 	assert.Equal(t, http.StatusOK, good.StatusCode, string(goodData))
-	assert.Equal(t, `strict decoding error: unknown field "spec.shape"`,
+	assert.Equal(t, `Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.shape"`,
 		requireStatus(t, update, updateData, http.StatusBadRequest, metav1.StatusReasonBadRequest).Message)
 }
 
@@ -107,4 +123,40 @@ func TestFieldValidationLetsASchemalessResourceTakeAnyField(t *testing.T) {
 		"Content-Type", "application/json")
 
 	assert.Equal(t, http.StatusCreated, resp.StatusCode, string(data))
+}
+
+// TestUnknownFieldsArePrunedWhereTheSchemaIsWhole: an unknown field is
+// dropped from a built-in kind fakeapi models and from a custom resource
+// with a Go type, in-process too (Strict refuses it there as well), and
+// from a patch's result. A Go type registered for a kind of Kubernetes' own
+// groups may be a subset of the real type: its unknown fields are kept
+// unless a request asks with Strict.
+// Diagram: API. client-go: none (kube-apiserver decoding and CRD pruning).
+func TestUnknownFieldsArePrunedWhereTheSchemaIsWhole(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	registerGadgets(t, s)
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	require.NoError(t, s.Register(fakeapi.ResourceInfo{GVR: deployments, Kind: "Deployment", Namespaced: true, Object: &gadget{}}))
+	cms := s.Resource(configMaps).Namespace("default")
+	gs := s.Resource(gadgets).Namespace("default")
+	deps := s.Resource(deployments).Namespace("default")
+	withExtra := func(apiVersion, kind, name string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
+			"metadata": map[string]any{"name": name}, "spec": map[string]any{"colour": "red", "sparkle": true}}}
+	}
+
+	cm := mustCreate(t, cms, withExtra("v1", "ConfigMap", "cm"))
+	g := mustCreate(t, gs, withExtra("toys.informerlab.io/v1", "Gadget", "g"))
+	d := mustCreate(t, deps, withExtra("apps/v1", "Deployment", "d"))
+	_, strict := gs.Create(t.Context(), withExtra("toys.informerlab.io/v1", "Gadget", "strict"), metav1.CreateOptions{FieldValidation: "Strict"})
+	_, strictSubset := deps.Create(t.Context(), withExtra("apps/v1", "Deployment", "strict"), metav1.CreateOptions{FieldValidation: "Strict"})
+	patched, err := gs.Patch(t.Context(), "g", types.MergePatchType, []byte(`{"spec":{"glow":1}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+
+	assert.NotContains(t, cm.Object, "spec", "ConfigMap has no spec")
+	assert.Equal(t, map[string]any{"colour": "red"}, g.Object["spec"])
+	assert.Equal(t, map[string]any{"colour": "red", "sparkle": true}, d.Object["spec"], "a subset type keeps what it does not know")
+	assert.True(t, apierrors.IsBadRequest(strict), "got %v", strict)
+	assert.EqualError(t, strictSubset, `Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.sparkle"`)
+	assert.Equal(t, map[string]any{"colour": "red"}, patched.(*unstructured.Unstructured).Object["spec"])
 }

@@ -78,7 +78,7 @@ func TestHTTPRemovingLastFinalizerAnswersWithTheReplacedResourceVersion(t *testi
 			resp, data := do(t, ts, "POST", cmPath, `{"metadata":{"name":"f","finalizers":["example.com/x"]}}`)
 			require.Equal(t, http.StatusCreated, resp.StatusCode, string(data))
 			resp, data = do(t, ts, "DELETE", cmPath+"/f", "")
-			require.Equal(t, http.StatusAccepted, resp.StatusCode, string(data))
+			require.Equal(t, http.StatusOK, resp.StatusCode, string(data))
 			markedRV := objRV(asMap(t, data))
 			st := openWatch(t, ts, cmPath+"?watch=true&resourceVersion="+markedRV)
 

@@ -104,7 +104,7 @@ func TestHTTPTableColumnsPerResource(t *testing.T) {
 	s := newServer(t, fakeapi.Options{})
 	require.NoError(t, s.Register(fakeapi.ResourceInfo{GVR: widgets, Kind: "Widget"}))
 	ts := httpServer(t, s)
-	do(t, ts, "POST", "/api/v1/namespaces", `{"metadata":{"name":"team"}}`)
+	do(t, ts, "POST", "/api/v1/namespaces", `{"metadata":{"name":"team","labels":{"team":"a"}}}`)
 	do(t, ts, "POST", "/api/v1/namespaces/default/events", `{"metadata":{"name":"e1"},"type":"Warning","reason":"Boom","message":"it broke",
 		"involvedObject":{"kind":"ConfigMap","name":"web"},"lastTimestamp":"2020-01-01T00:00:00Z"}`)
 	do(t, ts, "POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", `{"metadata":{"name":"l"},"spec":{"holderIdentity":"pod-1"}}`)
@@ -115,7 +115,7 @@ func TestHTTPTableColumnsPerResource(t *testing.T) {
 		columns   []string
 		firstCell []any
 	}{
-		{"/api/v1/namespaces", []string{"Name", "Status", "Age"}, []any{"team", "Active"}},
+		{"/api/v1/namespaces?labelSelector=team", []string{"Name", "Status", "Age"}, []any{"team", "Active"}},
 		{"/api/v1/namespaces/default/events", []string{"Last Seen", "Type", "Reason", "Object", "Message"}, []any{nil, "Warning", "Boom", "configmap/web", "it broke"}},
 		{"/apis/coordination.k8s.io/v1/namespaces/default/leases", []string{"Name", "Holder", "Age"}, []any{"l", "pod-1"}},
 		{"/apis/demo.informerlab.io/v1/widgets", []string{"Name", "Age"}, []any{"w"}},

@@ -92,7 +92,7 @@ func readBody(r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(r.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d bytes", tooBig.Limit))
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", tooBig.Limit))
 	}
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("fakeapi: reading request body: %v", err))

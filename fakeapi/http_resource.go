@@ -143,7 +143,7 @@ var queryCodec = func() runtime.ParameterCodec {
 
 func decodeQuery(q url.Values, into runtime.Object) error {
 	if err := queryCodec.DecodeParameters(q, schema.GroupVersion{Version: "v1"}, into); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("fakeapi: invalid query parameters: %v", err))
+		return apierrors.NewBadRequest(err.Error()) // the real server's words: strconv.ParseInt: parsing ...
 	}
 	return nil
 }
@@ -233,19 +233,22 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, ri requestIn
 		return err
 	}
 	var dryRun []string
-	var fieldValidation string
+	var fieldValidation, optionsKind string
 	if verb == "create" {
 		var opts metav1.CreateOptions
 		if err := decodeQuery(r.URL.Query(), &opts); err != nil {
 			return err
 		}
-		dryRun, fieldValidation = opts.DryRun, opts.FieldValidation
+		dryRun, fieldValidation, optionsKind = opts.DryRun, opts.FieldValidation, "CreateOptions"
 	} else {
 		var opts metav1.UpdateOptions
 		if err := decodeQuery(r.URL.Query(), &opts); err != nil {
 			return err
 		}
-		dryRun, fieldValidation = opts.DryRun, opts.FieldValidation
+		dryRun, fieldValidation, optionsKind = opts.DryRun, opts.FieldValidation, "UpdateOptions"
+	}
+	if err := validateDirective(optionsKind, fieldValidation); err != nil {
+		return err
 	}
 	if err := checkDryRun(dryRun); err != nil {
 		return err
@@ -261,24 +264,24 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, ri requestIn
 	if err != nil {
 		return err
 	}
-	if err := checkFields(w, ri.res, fieldValidation, u.Object); err != nil {
-		return err
-	}
+	fc := &fieldCheck{directive: fieldValidation}
 	if verb == "create" {
-		o, err := s.create(ri.res, ri.ns, u, ri.silent)
+		o, err := s.create(ri.res, ri.ns, u, ri.silent, fc)
 		if err != nil {
 			return err
 		}
+		writeWarnings(w, fc.warnings)
 		writeJSON(w, http.StatusCreated, o.Object)
 		return nil
 	}
 	if u.GetName() != ri.name {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", u.GetName(), ri.name))
 	}
-	o, err := s.update(ri.res, ri.ns, u, ri.subresource == "status", ri.silent)
+	o, err := s.update(ri.res, ri.ns, u, ri.subresource == "status", ri.silent, fc)
 	if err != nil {
 		return err
 	}
+	writeWarnings(w, fc.warnings)
 	writeJSON(w, http.StatusOK, o.Object)
 	return nil
 }
@@ -295,6 +298,9 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, ri requestIn
 	if err := decodeQuery(r.URL.Query(), &opts); err != nil {
 		return err
 	}
+	if err := validateDirective("PatchOptions", opts.FieldValidation); err != nil {
+		return err
+	}
 	if err := checkDryRun(opts.DryRun); err != nil {
 		return err
 	}
@@ -305,13 +311,12 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, ri requestIn
 	if err := s.begin(r.Context(), "patch"); err != nil {
 		return err
 	}
-	if err := checkPatchFields(w, ri.res, opts.FieldValidation, types.PatchType(mt), data); err != nil {
-		return err
-	}
-	o, err := s.patch(ri.res, ri.ns, ri.name, types.PatchType(mt), data, ri.subresource == "status", ri.silent)
+	fc := &fieldCheck{directive: opts.FieldValidation}
+	o, err := s.patch(ri.res, ri.ns, ri.name, types.PatchType(mt), data, ri.subresource == "status", ri.silent, fc)
 	if err != nil {
 		return err
 	}
+	writeWarnings(w, fc.warnings)
 	writeJSON(w, http.StatusOK, o.Object)
 	return nil
 }
@@ -350,7 +355,15 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, ri requestI
 		return err
 	}
 	if !gone {
-		writeJSON(w, http.StatusAccepted, o.Object) // finalizers pending: the marked object
+		// Finalizers pending: the marked object, with 200 as on the real
+		// server, which answers 202 only when orphanDependents=false asked
+		// for a cascading deletion (handlers/delete.go).
+		code := http.StatusOK
+		//lint:ignore SA1019 the real server still honours the deprecated field
+		if opts.OrphanDependents != nil && !*opts.OrphanDependents {
+			code = http.StatusAccepted
+		}
+		writeJSON(w, code, o.Object)
 		return nil
 	}
 	writeJSON(w, http.StatusOK, metav1.Status{

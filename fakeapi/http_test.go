@@ -101,7 +101,8 @@ func TestHTTPWriteLifecycle(t *testing.T) {
 }
 
 // TestHTTPDeleteWithFinalizerReturnsMarkedObject checks that a DELETE that
-// cannot finish (finalizers) answers 202 with the object, and that a
+// cannot finish (finalizers) answers 200 with the object (202 only when
+// orphanDependents=false asks for a cascade, as on the real server), and that a
 // DeleteOptions body is honoured (Orphan).
 // Diagram: API. client-go: DeleteOptions as kubectl sends them.
 func TestHTTPDeleteWithFinalizerReturnsMarkedObject(t *testing.T) {
@@ -115,11 +116,14 @@ func TestHTTPDeleteWithFinalizerReturnsMarkedObject(t *testing.T) {
 	child := fmt.Sprintf(`{"metadata":{"name":"child","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"%s"}]}}`, ownerObj.GetUID())
 	do(t, ts, "POST", cmPath, child)
 
+	do(t, ts, "POST", cmPath, `{"metadata":{"name":"g","finalizers":["example.com/x"]}}`)
 	resp, data := do(t, ts, "DELETE", cmPath+"/f", "")
+	cascade, _ := do(t, ts, "DELETE", cmPath+"/g", `{"kind":"DeleteOptions","apiVersion":"v1","orphanDependents":false}`, "Content-Type", "application/json")
 	respOwner, _ := do(t, ts, "DELETE", cmPath+"/owner", `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"}`, "Content-Type", "application/json")
 	respChild, _ := do(t, ts, "GET", cmPath+"/child", "")
 
-	require.Equal(t, http.StatusAccepted, resp.StatusCode, string(data))
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(data))
+	assert.Equal(t, http.StatusAccepted, cascade.StatusCode)
 	assert.NotEmpty(t, asMap(t, data)["metadata"].(map[string]any)["deletionTimestamp"])
 	assert.Equal(t, http.StatusOK, respOwner.StatusCode)
 	assert.Equal(t, http.StatusOK, respChild.StatusCode, "orphaned child survives")

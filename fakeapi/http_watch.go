@@ -3,7 +3,9 @@ package fakeapi
 import (
 	"encoding/base64"
 	"encoding/json"
+	"math/rand/v2"
 	"net/http"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,9 +17,26 @@ import (
 //
 //	{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1",...}}
 //
-// flushed after every event. Errors found before the stream starts are a
+// flushed after every event. The stream ends at timeoutSeconds (at once
+// when it is negative, as on the real server), or, without it, after a
+// random time between MinRequestTimeout and twice that. Errors found before the stream starts are a
 // normal Status response; after that (too old resourceVersion, injected
 // errors) they are ERROR events, as on the real server.
+
+// MinRequestTimeout is the shortest time an HTTP watch without
+// timeoutSeconds stays open: the server picks a random time between it and
+// twice it, as kube-apiserver does with its --min-request-timeout (1800s by
+// default), so that such watches end, and do not all end at once.
+const MinRequestTimeout = 30 * time.Minute
+
+// defaultWatchTimeoutSeconds is the timeout of an HTTP watch that asks for
+// none (timeoutSeconds absent or 0).
+func defaultWatchTimeoutSeconds() int64 {
+	least := int64(MinRequestTimeout / time.Second)
+	return least + rand.Int64N(least)
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // listBlueprintAnnotation carries a base64 empty list of the kind on the
 // initial-events-end bookmark. Servers before 1.34 sent it and client-go
@@ -33,6 +52,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, ri requestIn
 	table bool, include metav1.IncludeObjectPolicy) error {
 	if err := s.begin(r.Context(), "watch"); err != nil {
 		return err
+	}
+	if opts.TimeoutSeconds == nil || *opts.TimeoutSeconds == 0 {
+		opts.TimeoutSeconds = ptr(defaultWatchTimeoutSeconds())
 	}
 	wt, err := s.watch(r.Context(), ri.res, ri.ns, opts, false)
 	if err != nil {

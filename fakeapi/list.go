@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"sort"
 	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,34 +41,70 @@ type listResult struct {
 }
 
 // continueToken is the opaque continue value, base64url JSON as on the real
-// server: {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\x00"}.
+// server: {"v":"meta.k8s.io/v1","rv":N,"start":"/<key>\x00"}, where key is
+// the next key to serve, relative to the list's prefix (the namespace of a
+// namespaced list). rv -1 means "continue at the latest state": the token a
+// 410 for an expired one offers.
 type continueToken struct {
 	APIVersion string `json:"v"`
-	RV         uint64 `json:"rv"`
+	RV         int64  `json:"rv"`
 	Start      string `json:"start"`
 }
 
 const continueTokenVersion = "meta.k8s.io/v1"
 
-func encodeContinue(rv uint64, lastKey string) string {
-	data, _ := json.Marshal(continueToken{APIVersion: continueTokenVersion, RV: rv, Start: lastKey + "\x00"})
+// listPrefix is the part of every key of a list that its tokens leave out:
+// "ns/" for a list in one namespace, "" otherwise.
+func listPrefix(r *resource, ns string) string {
+	if r.info.Namespaced && ns != "" {
+		return ns + "/"
+	}
+	return ""
+}
+
+func encodeContinue(rv int64, prefix, lastKey string) string {
+	data, _ := json.Marshal(continueToken{APIVersion: continueTokenVersion, RV: rv, Start: "/" + strings.TrimPrefix(lastKey, prefix) + "\x00"})
 	return base64.RawURLEncoding.EncodeToString(data)
 }
 
-func decodeContinue(s string) (continueToken, error) {
-	var t continueToken
+// decodeContinue checks a token the way the real server does, in its words,
+// and returns its resourceVersion and the key to start from. A start key
+// that path cleaning would change ("/../secrets/x") is refused: the real
+// server so keeps a token inside the list's prefix.
+func decodeContinue(s, prefix string) (int64, string, error) {
+	invalid := func(msg string) error {
+		return apierrors.NewBadRequest("invalid continue token: continue key is not valid" + msg)
+	}
 	data, err := base64.RawURLEncoding.DecodeString(s)
-	if err == nil {
-		err = json.Unmarshal(data, &t)
-	}
-	if err == nil && (t.APIVersion != continueTokenVersion || t.RV == 0 || t.Start == "") {
-		err = fmt.Errorf("unrecognized token")
-	}
 	if err != nil {
-		return t, apierrors.NewBadRequest(fmt.Sprintf("continue key is not valid: %v", err))
+		return 0, "", invalid(": " + err.Error())
 	}
-	return t, nil
+	var t continueToken
+	if err := json.Unmarshal(data, &t); err != nil {
+		return 0, "", invalid(": " + err.Error())
+	}
+	switch {
+	case t.APIVersion != continueTokenVersion:
+		return 0, "", invalid(": server does not recognize this encoded version " + t.APIVersion)
+	case t.RV == 0:
+		return 0, "", invalid(": incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	case t.Start == "":
+		return 0, "", invalid(": encoded start key empty (version meta.k8s.io/v1)")
+	}
+	key := t.Start
+	if !strings.HasPrefix(key, "/") {
+		key = "/" + key
+	}
+	if path.Clean(key) != key {
+		return 0, "", invalid(": " + t.Start)
+	}
+	return t.RV, prefix + key[1:], nil
 }
+
+// inconsistentContinue is the real server's message for an expired token.
+const inconsistentContinue = "The provided continue parameter is too old to display a consistent list result. " +
+	"You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. " +
+	"Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
 
 func parseRV(s string) (uint64, error) {
 	n, err := strconv.ParseUint(s, 10, 64)
@@ -116,6 +154,7 @@ func (s *Server) list(r *resource, ns string, opts metav1.ListOptions) (*listRes
 		return nil, err
 	}
 	limit := max(opts.Limit, 0)
+	prefix := listPrefix(r, ns)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -125,14 +164,24 @@ func (s *Server) list(r *resource, ns string, opts metav1.ListOptions) (*listRes
 	snapRV, start := s.rv, ""
 	switch {
 	case opts.Continue != "":
-		tok, err := decodeContinue(opts.Continue)
+		rv, key, err := decodeContinue(opts.Continue, prefix)
 		if err != nil {
 			return nil, err
 		}
-		if tok.RV < s.compactedRV || tok.RV > s.rv {
-			return nil, apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+		switch {
+		case rv < 0: // continue at the latest state
+		case uint64(rv) > s.rv:
+			return nil, errTooLarge(uint64(rv), s.rv)
+		case uint64(rv) < s.compactedRV:
+			// The real server's answer offers a token that continues at the
+			// latest state, at the price of consistency.
+			err := apierrors.NewResourceExpired(inconsistentContinue)
+			err.ErrStatus.ListMeta.Continue = encodeContinue(-1, prefix, key)
+			return nil, err
+		default:
+			snapRV = uint64(rv)
 		}
-		snapRV, start = tok.RV, tok.Start
+		start = key
 	case opts.ResourceVersion == "":
 	case opts.ResourceVersion == "0":
 		limit = 0 // "any age": served whole from the cache
@@ -169,7 +218,8 @@ func (s *Server) list(r *resource, ns string, opts metav1.ListOptions) (*listRes
 			continue
 		}
 		if limit > 0 && int64(len(res.items)) == limit {
-			res.cont = encodeContinue(snapRV, r.key(res.items[len(res.items)-1].GetNamespace(), res.items[len(res.items)-1].GetName()))
+			last := res.items[len(res.items)-1]
+			res.cont = encodeContinue(int64(snapRV), prefix, r.key(last.GetNamespace(), last.GetName()))
 			if !sel.filtering() {
 				var n int64
 				for _, rest := range keys[i:] {

@@ -15,14 +15,14 @@ import (
 	"github.com/informerlab/informerlab/fakeapi"
 )
 
-// seed creates configmaps a..e in default (rv 2..6) and x in other (rv 7).
+// seed creates configmaps a..e in default (rv 2..6) and x in kube-system (rv 7).
 func seed(t *testing.T, s *fakeapi.Server) *fakeapi.ResourceClient {
 	t.Helper()
 	cms := s.Resource(configMaps).Namespace("default")
 	for _, n := range []string{"a", "b", "c", "d", "e"} {
 		mustCreate(t, cms, configMap("default", n, "tier", map[bool]string{true: "web", false: "db"}[n < "c"]))
 	}
-	mustCreate(t, s.Resource(configMaps).Namespace("other"), configMap("other", "x"))
+	mustCreate(t, s.Resource(configMaps).Namespace("kube-system"), configMap("kube-system", "x"))
 	return cms
 }
 
@@ -176,7 +176,7 @@ func TestListSelectors(t *testing.T) {
 		{"tier", "", []string{"a", "b", "c", "d", "e"}},
 		{"!tier", "", []string{"x"}},
 		{"", "metadata.name=c", []string{"c"}},
-		{"", "metadata.namespace=other", []string{"x"}},
+		{"", "metadata.namespace=kube-system", []string{"x"}},
 		{"tier=db", "metadata.name!=d", []string{"c", "e"}},
 	}
 	for _, tt := range tests {

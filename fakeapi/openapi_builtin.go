@@ -25,6 +25,16 @@ type configMapModel struct {
 	BinaryData        map[string][]byte `json:"binaryData,omitempty" description:"BinaryData contains binary configuration data, base64 encoded. Keys must not also appear in data."`
 }
 
+// secretModel models core/v1 Secret.
+type secretModel struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty" description:"Standard object's metadata."`
+	Immutable         *bool             `json:"immutable,omitempty" description:"If set to true, only object metadata can be modified; data cannot."`
+	Data              map[string][]byte `json:"data,omitempty" description:"Data contains the secret data, base64 encoded: at most 1 MiB in all."`
+	StringData        map[string]string `json:"stringData,omitempty" description:"Write-only convenience: stringData values are merged into data on write, over data's values."`
+	Type              string            `json:"type,omitempty" description:"Used to facilitate programmatic handling of secret data (default Opaque)."`
+}
+
 // namespaceModel models core/v1 Namespace.
 type namespaceModel struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -110,6 +120,7 @@ type leaseSpecModel struct {
 // builtinModels maps each built-in kind to its model.
 var builtinModels = map[schema.GroupVersionKind]reflect.Type{
 	{Version: "v1", Kind: "ConfigMap"}:                           reflect.TypeFor[configMapModel](),
+	{Version: "v1", Kind: "Secret"}:                              reflect.TypeFor[secretModel](),
 	{Version: "v1", Kind: "Namespace"}:                           reflect.TypeFor[namespaceModel](),
 	{Version: "v1", Kind: "Event"}:                               reflect.TypeFor[eventModel](),
 	{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}: reflect.TypeFor[leaseModel](),
@@ -119,6 +130,7 @@ var builtinModels = map[schema.GroupVersionKind]reflect.Type{
 // model, as the real server's OpenAPI names them.
 var builtinModelNames = map[reflect.Type]string{
 	reflect.TypeFor[configMapModel]():          "io.k8s.api.core.v1.ConfigMap",
+	reflect.TypeFor[secretModel]():             "io.k8s.api.core.v1.Secret",
 	reflect.TypeFor[namespaceModel]():          "io.k8s.api.core.v1.Namespace",
 	reflect.TypeFor[namespaceSpecModel]():      "io.k8s.api.core.v1.NamespaceSpec",
 	reflect.TypeFor[namespaceStatusModel]():    "io.k8s.api.core.v1.NamespaceStatus",

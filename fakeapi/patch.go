@@ -43,7 +43,7 @@ func mergePatch(target, patch any) any {
 }
 
 // patch applies a patch of type pt to the stored object (or its status).
-func (s *Server) patch(r *resource, ns, name string, pt types.PatchType, data []byte, status, silent bool) (*unstructured.Unstructured, error) {
+func (s *Server) patch(r *resource, ns, name string, pt types.PatchType, data []byte, status, silent bool, fc *fieldCheck) (*unstructured.Unstructured, error) {
 	if status && !r.info.HasStatus {
 		return nil, errNoResource(r.gr())
 	}
@@ -82,6 +82,15 @@ func (s *Server) patch(r *resource, ns, name string, pt types.PatchType, data []
 	}
 	if nu.GetName() != name || nu.GetNamespace() != old.GetNamespace() {
 		return nil, apierrors.NewBadRequest("fakeapi: a patch cannot change metadata.name or metadata.namespace")
+	}
+	// The patched object is read like a written one: a built-in kind's
+	// field types (422 here, as on the real server), then unknown fields.
+	if fc == nil {
+		fc = &fieldCheck{}
+	}
+	fc.patch = true
+	if err := readFields(r, nu, fc); err != nil {
+		return nil, err
 	}
 	return s.updateLocked(r, old, nu, status, silent)
 }

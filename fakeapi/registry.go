@@ -48,6 +48,11 @@ var builtinResources = []ResourceInfo{
 	{GVR: schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}, Kind: "Lease", Namespaced: true},
 }
 
+// SecretResource describes core v1 Secrets, which a Server does not serve
+// until registered: fakeapi models them (base64 data, stringData merged
+// into data on write, type Opaque by default, at most 1 MiB of data).
+var SecretResource = ResourceInfo{GVR: schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, Kind: "Secret", Namespaced: true}
+
 // resource is a registered resource and its objects.
 type resource struct {
 	info ResourceInfo

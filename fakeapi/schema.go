@@ -12,35 +12,31 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Schema validation. A real API server refuses an object whose fields have
-// the wrong JSON type (a string where its schema wants an integer) with 422
-// Invalid, before anything is stored:
+// Schema validation of custom resources. A real API server refuses a
+// custom resource whose fields have the wrong JSON type (a string where its
+// schema wants an integer) with 422 Invalid, before anything is stored:
 //
 //	spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"
 //
 // Without that, one bad object would reach every informer of its kind,
 // whose typed decoding would fail on it at every list: the cache would never
-// sync. fakeapi has no OpenAPI schemas; the Go type the Options.Scheme
-// registers for a kind is its schema. Every write of such a kind (create,
-// update, patch, /status, in-process and over HTTP) is checked against it:
-// each field's JSON type against the Go type of the field its json tag
-// names. Unknown fields and nulls are let through, as a decoder would let
-// them through; metadata is checked by validateMeta.
+// sync. fakeapi has no OpenAPI schemas; the Go type of a resource's objects
+// (ResourceInfo.Object, or the type Options.Scheme registers for its kind)
+// is its schema. Every write of such a kind (create, update, patch,
+// /status, in-process and over HTTP) is checked against it: each field's
+// JSON type against the Go type of the field its json tag names. Nulls are
+// let through, as a decoder would let them through; metadata is checked by
+// validateMeta; unknown fields are pruned first (field_validation.go).
+// Kinds in Kubernetes' own groups are decoded instead (builtin_decode.go).
 
-// checkSchema validates u against the Go type the scheme registers for r's
-// kind, if any.
+// checkSchema validates u against the Go type of r's objects, for a
+// custom resource (a kind outside Kubernetes' own groups; a built-in kind's
+// types are checked as it is decoded, by readFields).
 func (s *Server) checkSchema(r *resource, u *unstructured.Unstructured) error {
-	if s.opts.Scheme == nil || !s.opts.Scheme.Recognizes(r.gvk()) {
+	if r.model == nil || r.decodesTyped() {
 		return nil
 	}
-	obj, err := s.opts.Scheme.New(r.gvk())
-	if err != nil {
-		return nil // Recognizes said yes: not reached
-	}
-	t := reflect.TypeOf(obj)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t := r.model
 	var errs field.ErrorList
 	top := map[string]any{}
 	for k, v := range u.Object {

@@ -58,6 +58,13 @@ type Options struct {
 	// /version, /healthz, /livez and /readyz must carry (401 otherwise).
 	Token string
 
+	// NamespaceLifecycle makes a create of a namespaced object need an
+	// existing namespace that is not being deleted (404 NotFound, 403
+	// Forbidden otherwise), as the real server's NamespaceLifecycle
+	// admission plugin does (namespaces.go). Off, any namespace name is
+	// accepted. The server starts with DefaultNamespaces either way.
+	NamespaceLifecycle bool
+
 	// MaxRequestBodyBytes bounds HTTP request bodies (413 beyond it).
 	// 0 means DefaultMaxRequestBodyBytes.
 	MaxRequestBodyBytes int64
@@ -74,7 +81,8 @@ type Options struct {
 // Invariants (checked by checkInvariants in tests):
 //   - rv and compactedRV start at 1, never 0 (an empty server lists at
 //     "1", its first write gets "2"), and only grow;
-//   - every stored object's resourceVersion is in (1, rv];
+//   - every stored object's resourceVersion is in (1, rv], except the
+//     DefaultNamespaces a new server starts with, at 1 until changed;
 //   - history holds strictly increasing resourceVersions, all in
 //     (compactedRV, rv], and at most historyLimit events;
 //   - stored objects are never mutated: every write stores a fresh map, so
@@ -107,8 +115,9 @@ type Server struct {
 }
 
 // New returns a server with the built-in resources registered (v1
-// configmaps, namespaces and events; coordination.k8s.io/v1 leases). It
-// starts no goroutine.
+// configmaps, namespaces and events; coordination.k8s.io/v1 leases) and
+// the namespaces a real cluster starts with ([DefaultNamespaces]). It
+// starts no goroutine. Register [SecretResource] to serve Secrets too.
 func New(opts Options) *Server {
 	if opts.HistoryLimit <= 0 {
 		opts.HistoryLimit = DefaultHistoryLimit
@@ -146,6 +155,7 @@ func New(opts Options) *Server {
 			panic(err) // the built-in table is wrong: a programming error
 		}
 	}
+	s.seedNamespaces()
 	return s
 }
 

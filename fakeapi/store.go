@@ -125,9 +125,14 @@ func validateMeta(r *resource, u *unstructured.Unstructured) error {
 	return nil
 }
 
-// create stores a new object. u is owned by the server from here on.
-func (s *Server) create(r *resource, ns string, u *unstructured.Unstructured, silent bool) (*unstructured.Unstructured, error) {
+// create stores a new object. u is owned by the server from here on. The
+// checks come in the real server's order: decoding (400), the namespace
+// (404, 403), validation (422), then storage (409).
+func (s *Server) create(r *resource, ns string, u *unstructured.Unstructured, silent bool, fc *fieldCheck) (*unstructured.Unstructured, error) {
 	if err := checkTypeInfo(r, u); err != nil {
+		return nil, err
+	}
+	if err := readFields(r, u, fc); err != nil {
 		return nil, err
 	}
 	if _, err := resolveNamespace(r, ns, u); err != nil {
@@ -146,7 +151,13 @@ func (s *Server) create(r *resource, ns string, u *unstructured.Unstructured, si
 	if generate {
 		u.SetName(u.GetGenerateName() + "xxxxx") // validated with a placeholder suffix
 	}
+	if err := s.checkNamespace(r, u.GetNamespace(), u.GetName()); err != nil {
+		return nil, err
+	}
 	if err := validateMeta(r, u); err != nil {
+		return nil, err
+	}
+	if err := validateBuiltin(r, u); err != nil {
 		return nil, err
 	}
 	if r.info.HasStatus {
@@ -190,8 +201,11 @@ func (s *Server) create(r *resource, ns string, u *unstructured.Unstructured, si
 }
 
 // update replaces a stored object (status=false) or its status (status=true).
-func (s *Server) update(r *resource, ns string, u *unstructured.Unstructured, status, silent bool) (*unstructured.Unstructured, error) {
+func (s *Server) update(r *resource, ns string, u *unstructured.Unstructured, status, silent bool, fc *fieldCheck) (*unstructured.Unstructured, error) {
 	if err := checkTypeInfo(r, u); err != nil {
+		return nil, err
+	}
+	if err := readFields(r, u, fc); err != nil {
 		return nil, err
 	}
 	if _, err := resolveNamespace(r, ns, u); err != nil {
@@ -254,6 +268,9 @@ func (s *Server) updateLocked(r *resource, old, in *unstructured.Unstructured, s
 					fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %q", sets.List(added)))})
 			}
 		}
+	}
+	if err := validateBuiltin(r, nu); err != nil {
+		return nil, err
 	}
 	if err := s.checkSchema(r, nu); err != nil {
 		return nil, err

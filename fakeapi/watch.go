@@ -194,6 +194,9 @@ func (w *watcher) run(ctx context.Context) {
 	defer w.s.wg.Done()
 	defer close(w.out)
 	defer w.s.removeWatcher(w)
+	if w.timeout < 0 {
+		return // its time was up before it began
+	}
 	var timeout <-chan time.Time
 	if w.timeout > 0 {
 		t := time.NewTimer(w.timeout)

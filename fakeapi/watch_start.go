@@ -72,7 +72,12 @@ func (s *Server) watch(ctx context.Context, r *resource, ns string, opts metav1.
 		done:      make(chan struct{}),
 		wake:      make(chan struct{}, 1),
 	}
-	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+	if opts.TimeoutSeconds != nil {
+		// Computed as the real server computes it, overflow included: a
+		// negative timeout (timeoutSeconds=-1, or one too large for a
+		// time.Duration that wraps around) ends the watch at once, before
+		// any event. 0 means no timeout here; over HTTP it means the
+		// server's default (serveWatch).
 		w.timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
 

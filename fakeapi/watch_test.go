@@ -244,7 +244,7 @@ func TestWatchFiltersByNamespaceAndField(t *testing.T) {
 		require.NoError(t, err)
 		defer w.Stop()
 
-		mustCreate(t, s.Resource(configMaps).Namespace("other"), configMap("other", "a"))
+		mustCreate(t, s.Resource(configMaps).Namespace("kube-system"), configMap("kube-system", "a"))
 		mustCreate(t, s.Resource(configMaps).Namespace("default"), configMap("default", "b"))
 		mustCreate(t, s.Resource(configMaps).Namespace("default"), configMap("default", "a"))
 

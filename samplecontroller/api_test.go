@@ -26,7 +26,11 @@ func TestTypedResourceConvertsUnstructured(t *testing.T) {
 		ctx := context.Background()
 		srv := fakeapi.New(fakeapi.Options{})
 		defer srv.Close()
-		require.NoError(t, Register(srv))
+		// Foos without their Go type: fakeapi validates nothing, so it
+		// stores the Foo with replicas "three" the wrapper must survive.
+		schemaless := FooResource
+		schemaless.Object = nil
+		require.NoError(t, srv.Register(schemaless))
 		raw := srv.Resource(FoosGVR).Namespace("demo")
 		api := typedAPI(func(gvr schema.GroupVersionResource, ns string) Resource { return srv.Resource(gvr).Namespace(ns) }, NewScheme())
 		foos := api(FoosGVR, "demo")

@@ -75,6 +75,7 @@
 // Run Example (cd e2e/controlplane && go test -run Example -v .), then the
 // test packages: reflectortest (the Reflector and client against the real
 // server), informertest (convergence under restarts and compaction),
-// samplecontrollertest (the sample controller, kubectl and leader election)
-// and demotest (the demo narrating a real server).
+// samplecontrollertest (the sample controller, kubectl and leader election),
+// demotest (the demo narrating a real server) and fakeapitest (fakeapi and
+// the real server answering one table of requests side by side).
 package controlplane

@@ -1,0 +1,292 @@
+package fakeapitest
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
+	"github.com/informerlab/informerlab/fakeapi"
+)
+
+// row is one request, sent to both servers in turn. In path and body,
+// {ns} is the test's namespace and {gone} a namespace being deleted.
+type row struct {
+	name        string
+	method      string
+	path        string
+	contentType string
+	body        string
+
+	// code is what both must answer.
+	code int
+	// sameMessage: fakeapi promises the real server's message word for word.
+	sameMessage bool
+	// warning: both must send this Warning header ("" for none).
+	warning string
+	// watch: the answer is a watch stream, which must end with no event.
+	watch bool
+	// differs says why the two servers may answer differently; empty means
+	// they must not.
+	differs string
+}
+
+// answer is what one server said.
+type answer struct {
+	code     int
+	reason   string
+	message  string
+	warnings []string
+	body     []byte
+}
+
+// target is one server to send rows to.
+type target struct {
+	name   string
+	base   string
+	token  string
+	client *http.Client
+}
+
+const (
+	mib = 1 << 20
+	// A Deployment-free, built-in kind with an int32 field.
+	leasePath = "/apis/coordination.k8s.io/v1/namespaces/{ns}/leases"
+	cmPath    = "/api/v1/namespaces/{ns}/configmaps"
+)
+
+// token is a continue token as the real server encodes them, with the
+// given start key.
+func token(rv int64, start string) string {
+	data, _ := json.Marshal(map[string]any{"v": "meta.k8s.io/v1", "rv": rv, "start": start})
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+func configMapWithData(name string, n int) string {
+	return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q},"data":{"k":%q}}`, name, strings.Repeat("x", n))
+}
+
+func secretWithData(name string, n int) string {
+	return fmt.Sprintf(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":%q},"data":{"k":%q}}`,
+		name, base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("x"), n)))
+}
+
+// expiredWatch explains the one way a watch that ends at once may differ:
+// the real server starts it with its context already past the deadline,
+// and what it sends before it notices is a race (nothing, or an ERROR 500
+// "context deadline exceeded"); fakeapi sends nothing.
+const expiredWatch = "kube-apiserver may send an ERROR 500 \"context deadline exceeded\" before it ends; fakeapi sends nothing"
+
+// rows is the table. Order matters: later rows use what earlier ones
+// created (cm-ok, the namespace {gone}).
+func rows() []row {
+	const ctJSON = "application/json"
+	const merge = "application/merge-patch+json"
+	return []row{
+		{name: "create a well-formed ConfigMap", method: "POST", path: cmPath, contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-ok"},"data":{"k":"v"}}`, code: 201},
+		{name: "list ConfigMaps", method: "GET", path: cmPath, code: 200},
+		{name: "ConfigMap data holding a number", method: "POST", path: cmPath, contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-int"},"data":{"k":5}}`, code: 400, sameMessage: true},
+		{name: "ConfigMap data that is a list", method: "POST", path: cmPath, contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-list"},"data":["k"]}`, code: 400, sameMessage: true},
+		{name: "Lease int32 given a string", method: "POST", path: leasePath, contentType: ctJSON,
+			body: `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},"spec":{"leaseDurationSeconds":"15"}}`, code: 400, sameMessage: true},
+		{name: "Lease int32 overflowing", method: "POST", path: leasePath, contentType: ctJSON,
+			body: `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},"spec":{"leaseDurationSeconds":3000000000}}`, code: 400, sameMessage: true},
+		{name: "update to ill-typed data", method: "PUT", path: cmPath + "/cm-ok", contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-ok"},"data":{"k":true}}`, code: 400, sameMessage: true},
+		{name: "merge patch producing ill-typed data", method: "PATCH", path: cmPath + "/cm-ok", contentType: merge,
+			body: `{"data":{"k":5}}`, code: 422,
+			differs: "the message quotes the whole patched object, whose metadata (managedFields, uid, timestamps) differs"},
+		{name: "ConfigMap with exactly 1 MiB of data", method: "POST", path: cmPath, contentType: ctJSON,
+			body: configMapWithData("cm-1mib", mib), code: 201},
+		{name: "ConfigMap over 1 MiB of data", method: "POST", path: cmPath, contentType: ctJSON,
+			body: configMapWithData("cm-big", mib+1), code: 422, sameMessage: true},
+		{name: "Secret over 1 MiB of data", method: "POST", path: "/api/v1/namespaces/{ns}/secrets", contentType: ctJSON,
+			body: secretWithData("s-big", mib+1), code: 422, sameMessage: true},
+		{name: "Secret with stringData", method: "POST", path: "/api/v1/namespaces/{ns}/secrets", contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s-ok"},"stringData":{"k":"v"}}`, code: 201},
+		{name: "body over 3 MiB", method: "POST", path: cmPath, contentType: ctJSON,
+			body: configMapWithData("cm-huge", 3*mib+1), code: 413, sameMessage: true},
+		{name: "create in a missing namespace", method: "POST", path: "/api/v1/namespaces/no-such-namespace/configmaps", contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`, code: 404, sameMessage: true},
+		{name: "create a namespace held by a finalizer", method: "POST", path: "/api/v1/namespaces", contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"{gone}","finalizers":["example.com/hold"]}}`, code: 201},
+		{name: "delete it: Terminating", method: "DELETE", path: "/api/v1/namespaces/{gone}", code: 200},
+		{name: "create in a Terminating namespace", method: "POST", path: "/api/v1/namespaces/{gone}/configmaps", contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`, code: 403, sameMessage: true},
+		{name: "unknown field, no fieldValidation", method: "POST", path: cmPath, contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-warn"},"spec":{"x":1}}`, code: 201,
+			warning: `299 - "unknown field \"spec\""`},
+		{name: "unknown field, fieldValidation=Warn", method: "POST", path: cmPath + "?fieldValidation=Warn", contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-warn2","labelz":{"a":"b"}}}`, code: 201,
+			warning: `299 - "unknown field \"metadata.labelz\""`},
+		{name: "unknown field, fieldValidation=Ignore", method: "POST", path: cmPath + "?fieldValidation=Ignore", contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-ignore"},"spec":{"x":1}}`, code: 201},
+		{name: "unknown field, fieldValidation=Strict", method: "POST", path: cmPath + "?fieldValidation=Strict", contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-strict"},"spec":{"x":1}}`, code: 400, sameMessage: true},
+		{name: "unknown field in an update, Strict", method: "PUT", path: cmPath + "/cm-ok?fieldValidation=Strict", contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-ok"},"datta":{}}`, code: 400, sameMessage: true},
+		{name: "unknown field in a patch, Strict", method: "PATCH", path: cmPath + "/cm-ok?fieldValidation=Strict", contentType: merge,
+			body: `{"spec":{"x":1}}`, code: 422,
+			differs: "the message quotes the whole patched object, whose metadata (managedFields, uid, timestamps) differs"},
+		{name: "unknown fieldValidation value", method: "POST", path: cmPath + "?fieldValidation=Loud", contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-loud"}}`, code: 422, sameMessage: true},
+		{name: "continue token that is not base64 JSON", method: "GET", path: cmPath + "?limit=1&continue=garbage", code: 400, sameMessage: true},
+		{name: "continue token leaving the list's prefix", method: "GET", path: cmPath + "?limit=1&continue=" + token(5, "/../secrets/x"), code: 400, sameMessage: true},
+		{name: "continue token of version 0", method: "GET", path: cmPath + "?limit=1&continue=" + token(0, "/a"), code: 400, sameMessage: true},
+		{name: "continue token at the latest state (-1)", method: "GET", path: cmPath + "?limit=1&continue=" + token(-1, "/a"), code: 200},
+		{name: "watch with timeoutSeconds=-1", method: "GET", path: cmPath + "?watch=true&resourceVersion={rv}&timeoutSeconds=-1", code: 200, watch: true,
+			differs: expiredWatch},
+		{name: "watch whose timeout wraps negative", method: "GET", path: cmPath + "?watch=true&resourceVersion={rv}&timeoutSeconds=9223372036854775807", code: 200, watch: true,
+			differs: expiredWatch},
+		{name: "watch with timeoutSeconds=-1 from \"\"", method: "GET", path: cmPath + "?watch=true&timeoutSeconds=-1", code: 200, watch: true,
+			differs: expiredWatch},
+		{name: "timeoutSeconds beyond int64", method: "GET", path: cmPath + "?watch=true&timeoutSeconds=9223372036854775808", code: 400, sameMessage: true},
+		{name: "watch with timeoutSeconds=1", method: "GET", path: cmPath + "?watch=true&resourceVersion={rv}&timeoutSeconds=1", code: 200, watch: true},
+	}
+}
+
+// TestFakeAPIAnswersLikeKubeAPIServer sends every row to a real
+// kube-apiserver and to fakeapi, and checks that both answer alike.
+// Diagram: API. kube-apiserver: its decoding, validation, NamespaceLifecycle
+// admission, field validation, continue tokens and watch timeouts.
+func TestFakeAPIAnswersLikeKubeAPIServer(t *testing.T) {
+	cp := testenv.ControlPlane(t)
+	ns := testenv.Namespace(t)
+	gone := ns + "-gone"
+	kube := target{name: "kube-apiserver", base: cp.URL, token: cp.Token, client: trusting(t, cp.CAPEM)}
+	fake := startFakeAPI(t)
+	setup := answerOf(t, fake, row{method: "POST", path: "/api/v1/namespaces", contentType: "application/json",
+		body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + ns + `"}}`}, ns, gone, "")
+	require.Equal(t, http.StatusCreated, setup.code, string(setup.body))
+
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-45s %-16s %-16s %s\n", "request", "kube-apiserver", "fakeapi", "")
+	for _, r := range rows() {
+		realAnswer := answerOf(t, kube, r, ns, gone, currentRV(t, kube, ns))
+		fakeAnswer := answerOf(t, fake, r, ns, gone, currentRV(t, fake, ns))
+		note := "same"
+		if r.differs != "" {
+			note = "differs: " + r.differs
+		}
+		fmt.Fprintf(&table, "%-45s %-16s %-16s %s\n", r.name, realAnswer.short(), fakeAnswer.short(), note)
+
+		assert.Equal(t, r.code, realAnswer.code, "%s: kube-apiserver: %s", r.name, realAnswer.body)
+		assert.Equal(t, realAnswer.code, fakeAnswer.code, "%s: fakeapi: %s", r.name, fakeAnswer.body)
+		assert.Equal(t, realAnswer.reason, fakeAnswer.reason, "%s: reason", r.name)
+		if r.sameMessage {
+			assert.Equal(t, realAnswer.message, fakeAnswer.message, "%s: message", r.name)
+		}
+		if r.warning != "" {
+			assert.Equal(t, []string{r.warning}, realAnswer.warnings, "%s: kube-apiserver's Warning", r.name)
+		}
+		assert.Equal(t, realAnswer.warnings, fakeAnswer.warnings, "%s: Warning headers", r.name)
+		if r.watch {
+			assert.Empty(t, eventsIn(fakeAnswer.body), "%s: fakeapi's watch sent events", r.name)
+			for _, ev := range eventsIn(realAnswer.body) {
+				assert.Contains(t, ev, `"message":"context deadline exceeded"`, "%s: kube-apiserver's watch sent an event", r.name)
+			}
+		}
+	}
+	t.Logf("the same requests, side by side:\n%s", table.String())
+}
+
+// startFakeAPI serves an in-process fakeapi over HTTP, configured as close
+// to the real server as it goes: namespaces enforced, Secrets served.
+func startFakeAPI(t *testing.T) target {
+	srv := fakeapi.New(fakeapi.Options{NamespaceLifecycle: true})
+	require.NoError(t, srv.Register(fakeapi.SecretResource))
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		srv.Close() // ends open watches first, so that ts.Close does not wait for them
+		ts.Close()
+	})
+	return target{name: "fakeapi", base: ts.URL, client: ts.Client()}
+}
+
+// trusting is an HTTP client that trusts only the control plane's certificate.
+func trusting(t *testing.T, caPEM []byte) *http.Client {
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(caPEM))
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// answerOf sends r to tg and reads the whole answer; a watch must end
+// within its deadline.
+func answerOf(t *testing.T, tg target, r row, ns, gone, rv string) answer {
+	t.Helper()
+	fill := strings.NewReplacer("{ns}", ns, "{gone}", gone, "{rv}", rv)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, r.method, tg.base+fill.Replace(r.path), strings.NewReader(fill.Replace(r.body)))
+	require.NoError(t, err)
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	req.Header.Set("Accept", "application/json")
+	if tg.token != "" {
+		req.Header.Set("Authorization", "Bearer "+tg.token)
+	}
+	resp, err := tg.client.Do(req)
+	require.NoError(t, err, "%s: %s", tg.name, r.name)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err, "%s: %s: the answer must end (a watch included)", tg.name, r.name)
+	a := answer{code: resp.StatusCode, warnings: resp.Header.Values("Warning"), body: body}
+	if resp.StatusCode >= 300 {
+		var st struct{ Reason, Message string }
+		if json.Unmarshal(body, &st) == nil {
+			a.reason, a.message = st.Reason, st.Message
+		}
+	}
+	return a
+}
+
+// currentRV is the resourceVersion of a list of ConfigMaps in ns: a watch
+// from it starts with no event.
+func currentRV(t *testing.T, tg target, ns string) string {
+	t.Helper()
+	a := answerOf(t, tg, row{method: "GET", path: cmPath + "?limit=1"}, ns, "", "")
+	require.Equal(t, http.StatusOK, a.code, string(a.body))
+	var list struct {
+		Metadata struct{ ResourceVersion string }
+	}
+	require.NoError(t, json.Unmarshal(a.body, &list))
+	return list.Metadata.ResourceVersion
+}
+
+// eventsIn returns the watch events of a stream body.
+func eventsIn(body []byte) []string {
+	var out []string
+	for line := range strings.Lines(string(body)) {
+		if strings.TrimSpace(line) != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func (a answer) short() string {
+	if a.reason == "" {
+		return fmt.Sprint(a.code)
+	}
+	return fmt.Sprintf("%d %s", a.code, a.reason)
+}

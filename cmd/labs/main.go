@@ -105,23 +105,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	writeTable(stdout, grades)
+	// The table, the score, comes last: details and problems scroll away
+	// above it.
 	if len(o.labs) > 0 {
 		for _, g := range grades {
 			writeDetails(stdout, g)
 		}
 	}
+	writeProblems(stdout, grades)
 	switch {
 	case o.reference:
+		writeTable(stdout, grades)
 		return requireAll(grades, "informerlab's implementation", func(g labGrade) bool {
 			return g.problem == "" && g.total > 0 && g.passed == g.total
 		})
 	case o.checkSkeletons:
+		writeTable(stdout, grades)
 		return requireAll(grades, "untouched skeleton", func(g labGrade) bool {
 			return g.problem == "" && g.total > 0 && g.passed == 0 && g.notStarted == g.total
 		})
 	}
 	writeNext(stdout, grades, len(o.labs) == 0)
+	writeTable(stdout, grades)
 	return nil
 }
 

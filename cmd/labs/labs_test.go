@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/labs/grade"
 )
 
 const sampleJSON = `{"Action":"start","Package":"github.com/informerlab/informerlab/labs/1-indexer"}
@@ -132,4 +134,37 @@ func TestNextPointsAtTheFirstLabNotDone(t *testing.T) {
 	out.Reset()
 	writeNext(&out, []labGrade{{lab: "1-indexer", passed: 16, total: 16}}, true)
 	assert.Contains(t, out.String(), "Every lab passes")
+}
+
+func TestHintsOpenOneAtATime(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), []string{"2", "--hint", "1"}, &out, &bytes.Buffer{}))
+	s := out.String()
+	assert.True(t, strings.HasPrefix(s, "2-workqueue, hint 1 of "), s)
+	assert.Contains(t, s, "three collections")
+	assert.Contains(t, s, "go run ./cmd/labs 2-workqueue --hint 2")
+	assert.NotContains(t, s, "Hint 2", "the next hint stays folded")
+	assert.NotContains(t, s, "<details>")
+
+	err := run(context.Background(), []string{"--hint", "1"}, &bytes.Buffer{}, &bytes.Buffer{})
+	var usage *usageError
+	require.ErrorAs(t, err, &usage, "a hint needs one lab")
+	err = run(context.Background(), []string{"2", "--hint", "99"}, &bytes.Buffer{}, &bytes.Buffer{})
+	require.ErrorAs(t, err, &usage)
+	assert.Contains(t, err.Error(), "lab 2-workqueue has hints 1 to")
+}
+
+func TestEveryLabHasHints(t *testing.T) {
+	root, err := grade.RepoRoot()
+	require.NoError(t, err)
+	labs, err := findLabs(root)
+	require.NoError(t, err)
+	for _, lab := range labs {
+		hints, err := readHints(root, lab)
+		require.NoError(t, err)
+		assert.NotEmpty(t, hints, "%s: no <details><summary>Hint N: ...</summary> blocks in its README", lab)
+		for i, h := range hints {
+			assert.NotEmpty(t, h.text, "%s hint %d", lab, i+1)
+		}
+	}
 }

@@ -146,7 +146,7 @@ func TestWebhookEchoesTheUIDAndAPanicRefuses(t *testing.T) {
 // gadgetRules refuses a Gadget without a color, and a change of color.
 type gadgetRules struct{ deleted atomic.Int32 }
 
-func (gadgetRules) ValidateCreate(_ context.Context, w *Gadget) ([]string, error) {
+func (*gadgetRules) ValidateCreate(_ context.Context, w *Gadget) ([]string, error) {
 	if w.Spec.Color == "" {
 		return []string{"gadgets are usually blue"}, apierrors.NewInvalid(gadgetGVK.GroupKind(), w.Name,
 			fieldpath.ErrorList{fieldpath.Required(fieldpath.NewPath("spec", "color"), "every gadget has a color")})
@@ -154,7 +154,7 @@ func (gadgetRules) ValidateCreate(_ context.Context, w *Gadget) ([]string, error
 	return nil, nil
 }
 
-func (gadgetRules) ValidateUpdate(_ context.Context, old, w *Gadget) ([]string, error) {
+func (*gadgetRules) ValidateUpdate(_ context.Context, old, w *Gadget) ([]string, error) {
 	if old.Spec.Color != w.Spec.Color {
 		return nil, errors.New("spec.color cannot change")
 	}
@@ -298,4 +298,3 @@ func TestWebhookOfANonPointerTypePanicsAtWiring(t *testing.T) {
 }
 
 type notAPointer struct{ runtime.Object }
-

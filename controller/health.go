@@ -28,7 +28,8 @@ func checkLoopback(addr string) error {
 // healthHandler serves the probes:
 //
 //	/healthz  200 "ok" while the Manager runs, 503 once it is stopping
-//	/readyz   200 "ok" once the cache has synced, 503 before and once stopping
+//	/readyz   200 "ok" once the cache has synced and while the webhook server
+//	          (if any) serves, 503 before and once stopping
 //
 // client-go: controller-runtime pkg/healthz (with its Ping and the cache's
 // readiness check as the only checks).
@@ -48,7 +49,13 @@ func (m *Manager) healthHandler() http.Handler {
 		}
 	}
 	mux.HandleFunc("GET /healthz", probe(func() bool { return true }, ""))
-	mux.HandleFunc("GET /readyz", probe(m.synced.Load, "cache not synced"))
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if m.webhooks != nil && !m.webhooks.Serving() {
+			probe(func() bool { return false }, "webhook server not serving")(w, r)
+			return
+		}
+		probe(m.synced.Load, "cache not synced")(w, r)
+	})
 	return mux
 }
 

@@ -93,6 +93,12 @@ type ManagerOptions struct {
 	// HealthProbeAddr). Non-loopback addresses are refused.
 	HealthProbeBindAddress string
 
+	// WebhookServer, when set, serves admission webhooks: the Manager starts
+	// it first, before the cache (the API server may call it as soon as the
+	// Manager runs), stops it last, and /readyz is ready only while it
+	// serves. Every replica serves it, leader or not.
+	WebhookServer *WebhookServer
+
 	// Logger receives the Manager's logs. nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -100,7 +106,8 @@ type ManagerOptions struct {
 // Manager runs a set of controllers and the informers they share, in
 // order:
 //
-//  1. it serves /healthz and /readyz if asked to;
+//  1. it serves /healthz and /readyz if asked to, and admission webhooks if
+//     given a WebhookServer;
 //  2. it starts the cache (one shared informer per resource) and waits for
 //     it to sync;
 //  3. it starts the runnables that do not need leadership;
@@ -109,7 +116,7 @@ type ManagerOptions struct {
 //     controllers, by default.
 //
 // It stops in the reverse order: leader runnables, then (releasing the lease)
-// the other runnables, then the cache, then the health server.
+// the other runnables, then the cache, then the webhook and health servers.
 //
 // A Manager is safe for concurrent use. It starts once.
 //
@@ -125,6 +132,7 @@ type Manager struct {
 	gracefulShutdownTimeout time.Duration
 	elector                 *leaderElector
 	healthAddr              string
+	webhooks                *WebhookServer
 	logger                  *slog.Logger
 
 	// errs receives the first error of any runnable.
@@ -190,6 +198,7 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		cacheSyncTimeout:        cmpOr(opts.CacheSyncTimeout, DefaultCacheSyncTimeout),
 		gracefulShutdownTimeout: cmpOr(opts.GracefulShutdownTimeout, DefaultGracefulShutdownTimeout),
 		healthAddr:              opts.HealthProbeBindAddress,
+		webhooks:                opts.WebhookServer,
 		logger:                  logger.With("component", "manager"),
 		errs:                    errs,
 		others:                  newRunnableGroup(errs),
@@ -275,6 +284,9 @@ func (m *Manager) Scheme() *runtime.Scheme { return m.scheme }
 // Elected returns a channel closed when the leader runnables start: once
 // leading, or at Start's step 4 without leader election.
 func (m *Manager) Elected() <-chan struct{} { return m.elected }
+
+// GetWebhookServer returns the WebhookServer of ManagerOptions, or nil.
+func (m *Manager) GetWebhookServer() *WebhookServer { return m.webhooks }
 
 // HealthProbeAddr returns the address the health server listens on, or nil
 // before it does (or without one). It is set before Elected is closed.

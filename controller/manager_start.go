@@ -12,7 +12,9 @@ import (
 // Start runs the Manager until ctx is done, a runnable fails, or leadership
 // is lost:
 //
-//  1. serve /healthz and /readyz (if HealthProbeBindAddress is set);
+//  1. serve /healthz and /readyz (if HealthProbeBindAddress is set) and the
+//     admission webhooks (if WebhookServer is set; a certificate that does
+//     not load or an address that cannot be bound fails Start at once);
 //  2. start the cache's informers and wait, at most CacheSyncTimeout, for
 //     them to sync;
 //  3. start the runnables that do not need leadership;
@@ -22,7 +24,7 @@ import (
 // Then it waits, and stops in reverse order, within GracefulShutdownTimeout:
 // leader runnables; the lease, released so a successor need not wait for it
 // to expire (not after a loss: it is not ours); other runnables; the cache;
-// the health server.
+// the webhook server; the health server.
 //
 // It returns nil when ctx ended, the first runnable error, or an error
 // "leader election lost" when the lease could not be renewed within
@@ -50,6 +52,13 @@ func (m *Manager) Start(ctx context.Context) error {
 			return err
 		}
 		s.stopHealth = stop
+	}
+	if m.webhooks != nil {
+		stop, err := m.startWebhookServer(base)
+		if err != nil {
+			return s.run(err)
+		}
+		s.stopWebhooks = stop
 	}
 
 	// 2. The cache.
@@ -131,6 +140,7 @@ func resourceName(gvr schema.GroupVersionResource) string {
 type shutdown struct {
 	m            *Manager
 	stopHealth   func()
+	stopWebhooks func() error
 	stopElection func()
 	cancelCache  context.CancelFunc
 	// lost is set when leadership was lost: the lease is not ours to release.
@@ -180,6 +190,11 @@ func (s *shutdown) run(cause error) error {
 		}()
 		wait("the cache's informers", cacheDone)
 	}
+	if s.stopWebhooks != nil {
+		if err := s.stopWebhooks(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if s.stopHealth != nil {
 		s.stopHealth()
 	}
@@ -196,4 +211,33 @@ func (s *shutdown) run(cause error) error {
 		m.logger.Info("stopped")
 	}
 	return errors.Join(append([]error{cause}, errs...)...)
+}
+
+// startWebhookServer binds the webhook server and serves it on one
+// goroutine; the returned function stops it and waits for that goroutine.
+// A server that fails while running stops the Manager like a failed runnable.
+func (m *Manager) startWebhookServer(base context.Context) (stop func() error, err error) {
+	l, err := m.webhooks.listen()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(base)
+	done := make(chan error, 1)
+	go func() {
+		err := m.webhooks.serve(ctx, l)
+		if err != nil && ctx.Err() == nil {
+			select {
+			case m.errs <- err:
+			default:
+			}
+		}
+		done <- err
+	}()
+	return func() error {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		return nil
+	}, nil
 }

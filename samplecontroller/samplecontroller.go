@@ -85,6 +85,13 @@ type Options struct {
 	// informers, the watches, the queue, the simulator. labs/7-controller
 	// plugs a learner's Reconciler in here.
 	Reconciler func(c *controller.Client) controller.Reconciler
+
+	// WebhookServer, when set, serves the Foo admission webhooks on it
+	// (FooDefaulter at MutatePath, FooValidator at ValidatePath) and hands
+	// it to the Manager, which starts it before its cache. The API server
+	// calls them only once a MutatingWebhookConfiguration and a
+	// ValidatingWebhookConfiguration point at them (docs/samplecontroller.md).
+	WebhookServer *controller.WebhookServer
 }
 
 // SampleController runs the Foo controller (and, if asked, the
@@ -127,10 +134,11 @@ func New(api API, opts Options) (*SampleController, error) {
 		NewClient: func(gvr schema.GroupVersionResource, ns string) controller.ResourceInterface {
 			return typed(gvr, ns)
 		},
-		Namespace:  opts.Namespace,
-		SyncPeriod: opts.ResyncPeriod,
-		Scheme:     scheme,
-		Logger:     opts.Logger,
+		Namespace:     opts.Namespace,
+		SyncPeriod:    opts.ResyncPeriod,
+		Scheme:        scheme,
+		Logger:        opts.Logger,
+		WebhookServer: opts.WebhookServer,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
@@ -150,6 +158,11 @@ func New(api API, opts Options) (*SampleController, error) {
 	// Reads from the cache and writes to the API through the Manager's
 	// split client; Events through the Manager's broadcaster.
 	cl := mgr.GetClient()
+	if opts.WebhookServer != nil {
+		if err := registerWebhooks(opts.WebhookServer, cl, opts); err != nil {
+			return nil, fmt.Errorf("samplecontroller: %w", err)
+		}
+	}
 	var r controller.Reconciler
 	if opts.Reconciler != nil {
 		r = opts.Reconciler(cl)

@@ -23,10 +23,10 @@ type Foo struct {
 // client-go: sample-controller pkg/apis/samplecontroller/v1alpha1.FooSpec.
 type FooSpec struct {
 	// DeploymentName names the Deployment, in the Foo's namespace, that the
-	// Foo owns. Required; a DNS-1123 subdomain.
+	// Foo owns. Required; a DNS-1123 label.
 	DeploymentName string `json:"deploymentName"`
-	// Replicas is how many pods the Deployment runs. nil means
-	// DefaultReplicas; negative is invalid.
+	// Replicas is how many pods the Deployment runs, 0 to MaxReplicas. nil
+	// means DefaultReplicas.
 	Replicas *int32 `json:"replicas,omitempty"`
 }
 

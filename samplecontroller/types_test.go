@@ -2,6 +2,7 @@ package samplecontroller_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"reflect"
 	"slices"
@@ -138,7 +139,16 @@ func TestCRDManifestMatchesTypes(t *testing.T) {
 	assert.True(t, strings.HasPrefix(crd.Metadata.Annotations["api-approved.kubernetes.io"], "unapproved"),
 		"annotations: %v", crd.Metadata.Annotations)
 	assert.Contains(t, version.Subresources, "status")
-	assert.Equal(t, int(sc.DefaultReplicas), schema["spec"].Properties["replicas"].Default)
+	replicas := schema["spec"].Properties["replicas"]
+	assert.Nil(t, replicas.Default, "the mutating webhook defaults replicas, so that its work can be seen")
+	assert.Equal(t, 0, replicas.Extra["minimum"])
+	assert.Equal(t, int(sc.MaxReplicas), replicas.Extra["maximum"])
+	name := schema["spec"].Properties["deploymentName"]
+	assert.Equal(t, `^[a-z0-9]$|^[a-z0-9][-a-z0-9]*[a-z0-9]$`, name.Extra["pattern"], "a DNS-1123 label, as validateFoo checks")
+	assert.Equal(t, 63, name.Extra["maxLength"])
+	rules, _ := schema["spec"].Extra["x-kubernetes-validations"].([]any)
+	require.Len(t, rules, 1, "the CEL transition rule on spec")
+	assert.Contains(t, fmt.Sprint(rules[0]), "oldSelf.deploymentName")
 	assert.Equal(t, jsonFields(sc.FooSpec{}), schema["spec"].names())
 	assert.Equal(t, jsonFields(sc.FooStatus{}), schema["status"].names())
 }

@@ -1,14 +1,20 @@
 package samplecontroller
 
 import (
+	"fmt"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // DefaultReplicas is the replica count of a Foo whose spec.replicas is not
-// set.
-const DefaultReplicas int32 = 1
+// set; MaxReplicas the most a Foo may ask for. The CRD's schema states the
+// same bounds (minimum 0, maximum MaxReplicas).
+const (
+	DefaultReplicas int32 = 1
+	MaxReplicas     int32 = 100
+)
 
 // ConditionReady is the one condition a Foo's status carries, and its
 // reasons.
@@ -31,8 +37,9 @@ const (
 	ReasonResourceExists = "ResourceExists"
 )
 
-// validateFoo checks what the CRD's schema would check on a real cluster
-// (fakeapi validates nothing): the controller must not trust its input.
+// validateFoo checks what the CRD's schema checks on a real cluster, and
+// what the validating webhook checks before a Foo is stored: the controller
+// must not trust its input, since a cluster may have neither.
 func validateFoo(foo *Foo) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
@@ -40,12 +47,15 @@ func validateFoo(foo *Foo) field.ErrorList {
 	if name == "" {
 		errs = append(errs, field.Required(spec.Child("deploymentName"), "the Deployment to create"))
 	} else {
-		for _, msg := range validation.IsDNS1123Subdomain(name) {
+		for _, msg := range validation.IsDNS1123Label(name) {
 			errs = append(errs, field.Invalid(spec.Child("deploymentName"), name, msg))
 		}
 	}
 	if r := foo.Spec.Replicas; r != nil && *r < 0 {
 		errs = append(errs, field.Invalid(spec.Child("replicas"), *r, "must be greater than or equal to 0"))
+	}
+	if r := foo.Spec.Replicas; r != nil && *r > MaxReplicas {
+		errs = append(errs, field.Invalid(spec.Child("replicas"), *r, fmt.Sprintf("must be less than or equal to %d", MaxReplicas)))
 	}
 	return errs
 }

@@ -20,9 +20,15 @@
 //   - A status sent with an ordinary update is ignored by the server: only
 //     the status subresource writes status.
 //   - Scaling the Foo scales the Deployment.
-//   - A spec the schema accepts but the controller does not (a Deployment
-//     name that is not a DNS-1123 subdomain) gets Ready=False, InvalidSpec,
-//     a Warning Event, and no Deployment; fixing it converges.
+//   - The CRD's schema refuses every spec the controller would call
+//     invalid (negative or too many replicas, a Deployment name that is not
+//     a DNS-1123 label) and its CEL rule refuses a change of deploymentName;
+//     nothing reaches the controller. (Against fakeapi, which checks types
+//     only, the controller's InvalidSpec condition is what catches them.)
+//   - Admission webhooks served by the sample controller's Manager: a Foo
+//     without replicas is stored with the default, a Foo that names another
+//     Foo's Deployment is refused with the webhook's message, and the failure
+//     policy decides what happens while the Manager is down.
 //   - Deleting the Foo: the finalizer's cleanup deletes the Deployment before
 //     the Foo goes. Nothing else would: a bare control plane has no garbage
 //     collector to follow the owner reference.
@@ -32,5 +38,5 @@
 // TestMain starts one control plane for the package (testenv.Main); each test
 // works in its own namespace.
 //
-// Run with: cd e2e/controlplane && go test -race ./samplecontrollertest -run 'Foo|Leader' -v
+// Run with: cd e2e/controlplane && go test -race ./samplecontrollertest -run 'Foo|Leader|Admission' -v
 package samplecontrollertest

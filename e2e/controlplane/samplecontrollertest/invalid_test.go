@@ -12,48 +12,43 @@ import (
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
-// TestInvalidFooSpecIsRefusedBySchemaOrReportedByController: the CRD's
-// schema makes kube-apiserver refuse negative replicas outright. A Deployment
-// name the schema accepts (a string) but Kubernetes does not (not a DNS-1123
-// subdomain) reaches the controller, which reports Ready=False with reason
-// InvalidSpec and a Warning Event InvalidSpec, and creates nothing. Fixing
-// the name converges.
-// Diagram: step 9. client-go: sample-controller's validation, done by the CRD schema and the controller.
-func TestInvalidFooSpecIsRefusedBySchemaOrReportedByController(t *testing.T) {
+// TestInvalidFooSpecIsRefusedByTheSchema: the CRD's schema makes
+// kube-apiserver refuse, at create, every spec the controller would report
+// as InvalidSpec — negative replicas, more than MaxReplicas, a Deployment
+// name that is not a DNS-1123 label — so nothing is stored and nothing
+// reaches the controller. The CEL transition rule refuses a change of
+// deploymentName once set. The controller's own validation stays for
+// servers without this schema (fakeapi checks types only).
+// Diagram: none (admission, before step 1). client-go: sample-controller's validation, done by the CRD schema.
+func TestInvalidFooSpecIsRefusedByTheSchema(t *testing.T) {
 	testenv.InstallFooCRD(t)
 	ns := testenv.Namespace(t)
 	runSampleController(t, ns)
-	c := typedClient(t)
-	foos, deps := c.Resource(sc.FoosGVR).Namespace(ns), c.Resource(sc.DeploymentsGVR).Namespace(ns)
-
-	out, err := testenv.KubectlStdin(t, fmt.Sprintf(fooYAML, "negative", ns, "web", -1), "apply", "-f", "-")
-	require.Error(t, err, "the schema's minimum: 0: %s", out)
-	assert.Contains(t, err.Error(), "spec.replicas")
-	_, err = foos.Get(t.Context(), "negative", metav1.GetOptions{})
-	assert.True(t, isNotFound(err), "nothing was stored: %v", err)
-
-	_, err = testenv.KubectlStdin(t, fmt.Sprintf(fooYAML, "example", ns, "Not_A_DNS_Name", 2), "apply", "-f", "-")
-	require.NoError(t, err)
-	foo := waitFor(t, foos, "example", "Ready=False, InvalidSpec", func(foo *sc.Foo, gone bool) bool {
-		ready := readyCondition(foo)
-		return !gone && ready != nil && ready.Reason == sc.ReasonInvalidSpec
-	})
-	var warnings []event
-	for _, e := range events(t, ns) {
-		if e.InvolvedObject.Name == "example" && e.Reason == "InvalidSpec" {
-			warnings = append(warnings, e)
-		}
+	foos := typedClient(t).Resource(sc.FoosGVR).Namespace(ns)
+	cases := []struct {
+		name, deployment string
+		replicas         int
+		message          string
+	}{
+		{"negative", "web", -1, "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0"},
+		{"too-many", "web", 101, "spec.replicas: Invalid value: 101: spec.replicas in body should be less than or equal to 100"},
+		{"bad-name", "Not_A_DNS_Name", 2, `spec.deploymentName: Invalid value: "Not_A_DNS_Name": spec.deploymentName in body should match`},
 	}
-	list, err := deps.List(t.Context(), metav1.ListOptions{})
+	for _, tc := range cases {
+		out, err := testenv.KubectlStdin(t, fmt.Sprintf(fooYAML, tc.name, ns, tc.deployment, tc.replicas), "apply", "-f", "-")
+
+		require.Error(t, err, "%s: the schema refuses it: %s", tc.name, out)
+		assert.Contains(t, err.Error(), tc.message)
+		_, err = foos.Get(t.Context(), tc.name, metav1.GetOptions{})
+		assert.True(t, isNotFound(err), "%s: nothing was stored: %v", tc.name, err)
+	}
+
+	_, err := testenv.KubectlStdin(t, fmt.Sprintf(fooYAML, "example", ns, "web", 2), "apply", "-f", "-")
 	require.NoError(t, err)
+	waitFor(t, foos, "example", "the Foo to report 2 available", available(2))
+	_, err = testenv.KubectlErr(t, "patch", "foo", "example", "-n", ns, "--type=merge", "-p", `{"spec":{"deploymentName":"api"}}`)
 
-	assert.Equal(t, metav1.ConditionFalse, readyCondition(foo).Status)
-	assert.Contains(t, readyCondition(foo).Message, "spec.deploymentName")
-	require.Len(t, warnings, 1)
-	assert.Equal(t, "Warning", warnings[0].Type)
-	assert.Contains(t, warnings[0].Message, "Not_A_DNS_Name")
-	assert.Empty(t, list.(*sc.DeploymentList).Items, "an invalid Foo creates nothing")
-
-	testenv.Kubectl(t, "patch", "foo", "example", "-n", ns, "--type=merge", "-p", `{"spec":{"deploymentName":"web"}}`)
-	waitFor(t, foos, "example", "the fixed Foo to report 2 available", available(2))
+	require.Error(t, err, "the CEL transition rule refuses the change")
+	assert.Contains(t, err.Error(), "spec.deploymentName: Invalid value: deploymentName cannot change once set; create a new Foo instead")
+	assert.Equal(t, "web", getFoo(t, ns, "example").Spec.DeploymentName)
 }

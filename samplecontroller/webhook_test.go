@@ -1,0 +1,138 @@
+package samplecontroller_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/informerlab/informerlab/controller"
+	sc "github.com/informerlab/informerlab/samplecontroller"
+)
+
+// webhookCert writes a self-signed serving certificate for 127.0.0.1 into
+// dir and returns a client that trusts it.
+func webhookCert(t *testing.T, dir string) *http.Client {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "foo-webhooks"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:   time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600))
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 10 * time.Second}
+}
+
+// admitFoo POSTs the AdmissionReview of op on foo (and old) to path and
+// returns the response.
+func admitFoo(t *testing.T, hc *http.Client, base, path string, op controller.Operation, foo, old *sc.Foo) controller.AdmissionResponse {
+	t.Helper()
+	raw := func(f *sc.Foo) runtime.RawExtension {
+		if f == nil {
+			return runtime.RawExtension{}
+		}
+		f.APIVersion, f.Kind = sc.FooGVK.GroupVersion().String(), sc.FooGVK.Kind
+		data, err := json.Marshal(f)
+		require.NoError(t, err)
+		return runtime.RawExtension{Raw: data}
+	}
+	body, err := json.Marshal(controller.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: controller.AdmissionReviewAPIVersion, Kind: controller.AdmissionReviewKind},
+		Request: &controller.AdmissionRequest{
+			UID: "uid", Kind: metav1.GroupVersionKind{Group: sc.FooGVK.Group, Version: sc.FooGVK.Version, Kind: sc.FooGVK.Kind},
+			Namespace: foo.Namespace, Name: foo.Name, Operation: op, Object: raw(foo), OldObject: raw(old),
+		},
+	})
+	require.NoError(t, err)
+	resp, err := hc.Post(base+path, "application/json", strings.NewReader(string(body)))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var out controller.AdmissionReview
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	require.NotNil(t, out.Response)
+	return *out.Response
+}
+
+// With Options.WebhookServer the sample controller serves its two admission
+// webhooks. The defaulter answers a Foo without replicas with a patch that
+// sets them; the validator refuses what validateFoo refuses (a name that is
+// not a DNS label, replicas over MaxReplicas) with the same field errors,
+// and a Foo whose Deployment another Foo controls, which it reads from the
+// Manager's cache: the one rule no schema can state.
+// Diagram: none (admission happens before step 1). client-go: controller-runtime webhook.Server, admission.CustomDefaulter, CustomValidator
+func TestFooWebhooksDefaultAndRefuseBeforeAFooIsStored(t *testing.T) {
+	dir := t.TempDir()
+	hc := webhookCert(t, dir)
+	ws, err := controller.NewWebhookServer(controller.WebhookServerOptions{
+		BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), Logger: quiet,
+	})
+	require.NoError(t, err)
+	w := newWorld(t, sc.Options{WebhookServer: ws})
+	first := w.createFoo(t, newFoo("first", "web", int32p(2)))
+	deadline := time.Now().Add(10 * time.Second)
+	for ws.Addr() == nil {
+		require.True(t, time.Now().Before(deadline), "the webhook server never listened")
+		time.Sleep(5 * time.Millisecond) // a real socket: poll with a deadline
+	}
+	base := "https://" + ws.Addr().String()
+
+	defaulted := admitFoo(t, hc, base, sc.MutatePath, controller.Create, newFoo("second", "api", nil), nil)
+	untouched := admitFoo(t, hc, base, sc.MutatePath, controller.Create, newFoo("third", "api", int32p(0)), nil)
+	badName := admitFoo(t, hc, base, sc.ValidatePath, controller.Create, newFoo("fourth", "Web_1", nil), nil)
+	tooMany := admitFoo(t, hc, base, sc.ValidatePath, controller.Update, newFoo("first", "web", int32p(500)), first)
+	valid := admitFoo(t, hc, base, sc.ValidatePath, controller.Create, newFoo("fifth", "other", int32p(1)), nil)
+	var collision controller.AdmissionResponse
+	for {
+		collision = admitFoo(t, hc, base, sc.ValidatePath, controller.Create, newFoo("second", "web", nil), nil)
+		if !collision.Allowed || time.Now().After(deadline) {
+			break // the Deployment reached the cache, or never will
+		}
+		time.Sleep(10 * time.Millisecond) // the cache lags the Foo's Deployment create
+	}
+	own := admitFoo(t, hc, base, sc.ValidatePath, controller.Update, newFoo("first", "web", int32p(3)), first)
+
+	assert.True(t, defaulted.Allowed)
+	assert.JSONEq(t, `[{"op":"add","path":"/spec/replicas","value":1}]`, string(defaulted.Patch))
+	assert.True(t, untouched.Allowed)
+	assert.Empty(t, untouched.Patch, "replicas 0 is set: nothing to default")
+	assert.False(t, badName.Allowed)
+	assert.Equal(t, int32(422), badName.Result.Code)
+	assert.Contains(t, badName.Result.Message, `spec.deploymentName: Invalid value: "Web_1"`)
+	assert.False(t, tooMany.Allowed)
+	assert.Contains(t, tooMany.Result.Message, "spec.replicas: Invalid value: 500: must be less than or equal to 100")
+	assert.True(t, valid.Allowed, "%+v", valid.Result)
+	assert.False(t, collision.Allowed, "a Foo naming another Foo's Deployment is refused")
+	assert.Contains(t, collision.Result.Message, `Deployment "web" is controlled by Foo "first": each Foo needs its own Deployment`)
+	assert.True(t, own.Allowed, "a Foo may keep naming its own Deployment: %+v", own.Result)
+}

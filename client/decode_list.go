@@ -217,7 +217,6 @@ func (d listDecoder) assemble(head typeHead, metadata json.RawMessage, itemGVK s
 		lm.SetResourceVersion(listMeta.ResourceVersion)
 		lm.SetContinue(listMeta.Continue)
 		lm.SetRemainingItemCount(listMeta.RemainingItemCount)
-		lm.SetSelfLink(listMeta.SelfLink)
 		if err := meta.SetList(list, items); err != nil {
 			return nil, fmt.Errorf("%v is not a list: %w", listGVK, err)
 		}

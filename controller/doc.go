@@ -64,7 +64,8 @@
 //
 // A [Manager] runs controllers with what they share:
 //
-//  1. /healthz and /readyz on a loopback address, if asked for;
+//  1. /healthz and /readyz on a loopback address, if asked for, and admission
+//     webhooks on a [WebhookServer], if given one;
 //  2. the cache: one shared informer per resource ([Manager.GetInformer]),
 //     started and waited for before anything else;
 //  3. runnables that need no leadership;
@@ -78,7 +79,9 @@
 // stopped before any other candidate may take the lease. A [Builder] wires a
 // controller into a Manager in a few calls (For, Owns, Watches,
 // WithEventFilter, Named, Complete), and a [Finalizer] lets a Reconciler
-// clean up before its object is deleted.
+// clean up before its object is deleted. [ValidatingWebhook] and
+// [DefaultingWebhook] serve a [Validator] or a [Defaulter] as an admission
+// webhook ([Webhook]): the API server asks them before it stores a write.
 //
 // The Manager also hands reconcilers what they use: [Manager.GetClient], a
 // [Client] that reads from the cache (starting a kind's informer on first

@@ -136,6 +136,12 @@
 //   - The Deployment's delete (with a UID precondition) goes through the
 //     API handle: the client's Delete takes no options.
 //   - The DeploymentSimulator plays kube-controller-manager on fakeapi.
+//   - Admission webhooks, which sample-controller has none of: with
+//     Options.WebhookServer the Manager serves FooDefaulter (replicas) and
+//     FooValidator (validateFoo, and no Deployment another Foo controls),
+//     and the CRD declares bounds, a pattern and a CEL transition rule. The
+//     in-Reconcile validation stays for servers that have neither
+//     (docs/admission.md).
 //
 // client-go files: sample-controller controller.go, main.go,
 // pkg/apis/samplecontroller/v1alpha1/types.go,

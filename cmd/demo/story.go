@@ -61,7 +61,7 @@ func chapters() map[string]chapter {
 			"Each informer LISTs every object once, fills its cache, then WATCHes from the list's resourceVersion. The Manager starts the controllers only once both caches have synced: registering their handlers replays each cache as OnAdd notifications, so every object of the initial list is reconciled.",
 			(*story).initial},
 		{"create", "create a Foo",
-			"You create Foo default/web asking for Deployment web-nginx with 3 replicas: the controller adds its finalizer, creates the Deployment, and the Foo's status converges as the Deployment becomes available.",
+			"You create Foo default/web asking for Deployment web-nginx with 3 replicas: the controller adds its finalizer, creates the Deployment, and the Foo's status converges as the Deployment becomes available. (fakeapi stores the Foo as sent. A real API server runs admission first: with the sample controller's webhooks installed, a Foo this controller would mark InvalidSpec is refused at create, before anything is stored or watched — docs/admission.md.)",
 			(*story).create},
 		{"scale", "scale it",
 			"You change spec.replicas to 5: generation goes up, so the update passes GenerationChangedPredicate; the controller patches the Deployment, the status follows.",

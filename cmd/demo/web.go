@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +16,7 @@ import (
 	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/internal/pipelineweb"
+	"github.com/informerlab/informerlab/internal/sameorigin"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -58,7 +61,15 @@ func runWeb(ctx context.Context, o options, n *narrator) error {
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		n.say("warning: %s is reachable from other machines, and the page's controls write to the API server with no authentication: anyone who can open it can create and delete Foos and inject faults.", ln.Addr())
 	}
-	serveErr := pipelineweb.Serve(ctx, ln, pipelineweb.NewServer(hub, model, rec, ctl))
+	// Pages of other sites open in the same browser are refused: their
+	// forms, their text/plain fetches, their reads through a rebound DNS
+	// name. The page's own controls also carry its per-run token.
+	host, _, _ := net.SplitHostPort(o.webAddr)
+	guard, err := sameorigin.New(ln.Addr(), sameorigin.Options{Hosts: []string{host}, Refuse: refuseJSON})
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	serveErr := pipelineweb.Serve(ctx, ln, guard.Handler(pipelineweb.NewServer(hub, model, rec, ctl)))
 	rec.Close() // a slow handler must not hold up the shutdown
 	ctl.wait()
 	stopErr := w.stop()
@@ -70,6 +81,14 @@ func runWeb(ctx context.Context, o options, n *narrator) error {
 	}
 	n.say("\nInterrupted: the page's server, the controllers and the informers stopped; every goroutine has exited. Bye.")
 	return nil
+}
+
+// refuseJSON answers a request the guard refused in the page's own shape,
+// {"error": reason}, which the page shows.
+func refuseJSON(w http.ResponseWriter, _ *http.Request, reason string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusForbidden)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": reason})
 }
 
 // webAPI taps the Foo and Deployment handles of api for the page: their

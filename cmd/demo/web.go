@@ -24,7 +24,7 @@ import (
 // o.webAddr while the sample controller runs: on the embedded fakeapi, or
 // on the server of --server or --kubeconfig. The terminal shows the usual
 // narration; the page shows the same events moving across the diagram.
-func runWeb(ctx context.Context, o options, n *narrator) error {
+func runWeb(ctx context.Context, o options, n *narrator, e env) error {
 	ln, err := net.Listen("tcp", o.webAddr)
 	if err != nil {
 		return fmt.Errorf("demo: --web-addr: %w", err)
@@ -41,7 +41,7 @@ func runWeb(ctx context.Context, o options, n *narrator) error {
 	ctl := &webControls{rec: rec, n: n, runCtx: ctx}
 	var w *world
 	if o.server != "" || o.kubeconfig != "" {
-		w, err = webRemoteWorld(ctx, o, n, ctl)
+		w, err = webRemoteWorld(ctx, o, n, ctl, e)
 	} else {
 		w, err = webEmbeddedWorld(ctx, n, ctl)
 	}
@@ -139,7 +139,7 @@ func webEmbeddedWorld(ctx context.Context, n *narrator, ctl *webControls) (*worl
 
 // webRemoteWorld builds the controller against a running API server, which
 // must serve Foos (the CRD installed). Faults that need fakeapi are off.
-func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControls) (*world, error) {
+func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControls, e env) (*world, error) {
 	var cfg *client.Config
 	var err error
 	if o.server != "" {
@@ -155,8 +155,13 @@ func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControl
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	_, err = c.Resource(sc.FoosGVR).Namespace(o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	err = e.waitForAnswer(ctx, n, cfg.Server, func(ctx context.Context) error {
+		_, err := c.Resource(sc.FoosGVR).Namespace(o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
+		return err
+	})
 	switch {
+	case errors.Is(err, errNoAnswer):
+		return nil, err
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("demo: --web needs the Foo CRD on %s: kubectl apply -f samplecontroller/testdata/foo-crd.yaml", cfg.Server)
 	case err != nil:

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,7 +66,7 @@ func runWeb(ctx context.Context, o options, n *narrator, e env) error {
 	// forms, their text/plain fetches, their reads through a rebound DNS
 	// name. The page's own controls also carry its per-run token.
 	host, _, _ := net.SplitHostPort(o.webAddr)
-	guard, err := sameorigin.New(ln.Addr(), sameorigin.Options{Hosts: []string{host}, Refuse: refuseJSON})
+	guard, err := sameorigin.New(ln.Addr(), sameorigin.Options{Hosts: []string{host}, Refuse: refuseJSON(n)})
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
@@ -84,11 +85,15 @@ func runWeb(ctx context.Context, o options, n *narrator, e env) error {
 }
 
 // refuseJSON answers a request the guard refused in the page's own shape,
-// {"error": reason}, which the page shows.
-func refuseJSON(w http.ResponseWriter, _ *http.Request, reason string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusForbidden)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": reason})
+// {"error": reason}, and says on the terminal what was refused: a page of
+// another site tried to use this one.
+func refuseJSON(n *narrator) func(http.ResponseWriter, *http.Request, string) {
+	return func(w http.ResponseWriter, r *http.Request, reason string) {
+		n.say("the page's server refused %s %s: %s", r.Method, r.URL.Path, strings.TrimPrefix(reason, "sameorigin: refused: "))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": reason})
+	}
 }
 
 // webAPI taps the Foo and Deployment handles of api for the page: their

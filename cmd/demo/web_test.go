@@ -153,7 +153,7 @@ func TestWebServesThePageWhileTheControllerRuns(t *testing.T) {
 // the refused Foos exists (a created one would have come first).
 // Diagram: API. client-go: none.
 func TestWebRefusesWhatAPageOfAnotherSiteCanSend(t *testing.T) {
-	base, _, _ := startWeb(t)
+	base, out, _ := startWeb(t)
 	page := get(t, base)
 	send := func(method, url, host, contentType, origin, body string) (int, string) {
 		req, err := http.NewRequest(method, url, strings.NewReader(body))
@@ -215,6 +215,7 @@ func TestWebRefusesWhatAPageOfAnotherSiteCanSend(t *testing.T) {
 		assert.NotContains(t, string(stateJSON), "default/"+name+`"`, "no Foo %s was created", name)
 	}
 	assert.Contains(t, string(stateJSON), "default/mine")
+	assert.Contains(t, out.String(), "the page's server refused POST /api/control: a POST request from the page at", "the terminal says what was refused")
 }
 
 // port returns the port of a URL such as http://127.0.0.1:8080/.

@@ -180,7 +180,7 @@ func waitReady(t *testing.T, client *http.Client, url string) {
 // admin calls a fault endpoint: POST /admin/faults/<fault>?query.
 func (p *fakeapiProcess) admin(t *testing.T, faultAndQuery string) {
 	t.Helper()
-	code, body := p.do(t, http.MethodPost, "/admin/faults/"+faultAndQuery, "", "")
+	code, body := p.do(t, http.MethodPost, "/admin/faults/"+faultAndQuery, "application/json", "")
 	require.Equal(t, http.StatusOK, code, "admin %s: %s", faultAndQuery, body)
 }
 

@@ -33,6 +33,14 @@ var pageURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/`)
 // (SIGINT, then a required clean exit) when the test ends.
 func startWebDemo(t *testing.T, extra ...string) string {
 	t.Helper()
+	url, _ := startWebDemoWithOutput(t, extra...)
+	return url
+}
+
+// startWebDemoWithOutput is startWebDemo that also returns what the demo
+// prints.
+func startWebDemoWithOutput(t *testing.T, extra ...string) (string, *lockedBuffer) {
+	t.Helper()
 	args := append([]string{"--web", "--web-addr", "127.0.0.1:0", "--no-color"}, extra...)
 	cmd := exec.Command(demoBinary, args...)
 	out := &lockedBuffer{}
@@ -73,13 +81,13 @@ func startWebDemo(t *testing.T, extra ...string) string {
 	})
 	select {
 	case u := <-urls:
-		return u
+		return u, out
 	case err := <-exited:
 		require.FailNowf(t, "demo --web exited before serving", "%v\noutput:\n%s", err, out)
 	case <-time.After(deadline):
 		require.FailNowf(t, "demo --web printed no URL", "output:\n%s", out)
 	}
-	return ""
+	return "", out
 }
 
 func tail(s string, lines int) string {
@@ -102,6 +110,16 @@ type browserPage struct {
 // openPage starts a headless chromium with a fresh profile, opens url and
 // waits until the page says it is connected to the event stream.
 func openPage(t *testing.T, url string) *browserPage {
+	t.Helper()
+	p := startBrowser(t)
+	p.do(t, 30*time.Second, chromedp.Navigate(url))
+	p.waitFor(t, "the page to connect", `document.getElementById('conn').textContent.startsWith('connected')`, 10*time.Second)
+	return p
+}
+
+// startBrowser starts a headless chromium with a fresh profile and one
+// blank tab, collecting its console errors.
+func startBrowser(t *testing.T) *browserPage {
 	t.Helper()
 	_, err := os.Stat(chromiumPath)
 	require.NoError(t, err, "the browser tests need chromium at %s (apt-get install -y chromium)", chromiumPath)
@@ -133,8 +151,6 @@ func openPage(t *testing.T, url string) *browserPage {
 			}
 		}
 	}()
-	p.do(t, 30*time.Second, chromedp.Navigate(url))
-	p.waitFor(t, "the page to connect", `document.getElementById('conn').textContent.startsWith('connected')`, 10*time.Second)
 	return p
 }
 

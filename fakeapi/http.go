@@ -28,6 +28,11 @@ import (
 // limited to Options.MaxRequestBodyBytes (413). Open watches end when the
 // request's context ends or on Server.Close; call Close before shutting an
 // http.Server down so that Shutdown does not wait for them.
+//
+// The Handler does not know the address it is served on, so it does not
+// check where a request comes from: cmd/fakeapi serves it behind package
+// internal/sameorigin's guard, which refuses what a web page of another
+// site can send.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(s.serveHTTP)
 }

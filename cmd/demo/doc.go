@@ -31,11 +31,16 @@
 // informers' trace to the page's Recorder (world.go), the Foo and
 // Deployment handles pass its Valve (pause, step, speed), and the page's
 // controls write Foos, inject fakeapi's faults and play the scenarios. The
-// terminal narrates as usual.
+// terminal narrates as usual. The page is served behind the same-origin
+// guard of package internal/sameorigin, and its controls carry a token made
+// for the run: pages of other sites open in the same browser can neither
+// press them nor read the page's API.
 //
 // With --server or --kubeconfig it narrates a running server instead
-// (remote.go). It asks discovery first: a server that does not answer /api
-// as an API server does is said not to be one, and a --resource the server
+// (remote.go). It asks discovery first, saying every 5 seconds that it is
+// still waiting and giving up after 30 (wait.go): a server that accepts
+// connections and never answers is an error, not a silent demo. A server
+// that does not answer /api as an API server does is said not to be one, and a --resource the server
 // does not serve fails at once, naming it. Then it runs the sample
 // controller if the Foo CRD (samplecontroller/testdata/foo-crd.yaml) is
 // installed, otherwise narrates steps 1 to 6 for --resource. A server with

@@ -69,6 +69,21 @@ type env struct {
 	terminal bool // stdout is a terminal: colour allowed
 	// stall, when set, replaces defaultStallAfter (tests).
 	stall time.Duration
+	// answerWithin and progressEvery, when set, replace
+	// defaultAnswerWithin and defaultProgressEvery (tests).
+	answerWithin, progressEvery time.Duration
+}
+
+// waitForAnswer is the package's waitForAnswer with e's bounds.
+func (e env) waitForAnswer(ctx context.Context, n *narrator, server string, first func(context.Context) error) error {
+	within, every := defaultAnswerWithin, defaultProgressEvery
+	if e.answerWithin > 0 {
+		within = e.answerWithin
+	}
+	if e.progressEvery > 0 {
+		every = e.progressEvery
+	}
+	return waitForAnswer(ctx, n, server, within, every, first)
 }
 
 // stallAfter is how long a Deployment may lack its status before the demo
@@ -194,7 +209,7 @@ func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}
 	if o.web {
-		return runWeb(ctx, o, n)
+		return runWeb(ctx, o, n, e)
 	}
 	if o.server != "" || o.kubeconfig != "" {
 		return runRemote(ctx, o, n, e)

@@ -52,7 +52,14 @@ func runRemote(ctx context.Context, o options, n *narrator, e env) error {
 	}
 	g := newGate(nil)
 	// Discovery first: is this an API server at all, and what does it serve?
-	if _, err := c.ServerGroups(ctx); err != nil {
+	err = e.waitForAnswer(ctx, n, cfg.RedactedServer(), func(ctx context.Context) error {
+		_, err := c.ServerGroups(ctx)
+		return err
+	})
+	if errors.Is(err, errNoAnswer) {
+		return err
+	}
+	if err != nil {
 		return discoveryError(cfg.RedactedServer(), err)
 	}
 	hasFoos, err := serves(ctx, c, sc.FoosGVR)

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +17,7 @@ import (
 	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/internal/pipelineweb"
+	"github.com/informerlab/informerlab/internal/sameorigin"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -21,7 +25,7 @@ import (
 // o.webAddr while the sample controller runs: on the embedded fakeapi, or
 // on the server of --server or --kubeconfig. The terminal shows the usual
 // narration; the page shows the same events moving across the diagram.
-func runWeb(ctx context.Context, o options, n *narrator) error {
+func runWeb(ctx context.Context, o options, n *narrator, e env) error {
 	ln, err := net.Listen("tcp", o.webAddr)
 	if err != nil {
 		return fmt.Errorf("demo: --web-addr: %w", err)
@@ -38,7 +42,7 @@ func runWeb(ctx context.Context, o options, n *narrator) error {
 	ctl := &webControls{rec: rec, n: n, runCtx: ctx}
 	var w *world
 	if o.server != "" || o.kubeconfig != "" {
-		w, err = webRemoteWorld(ctx, o, n, ctl)
+		w, err = webRemoteWorld(ctx, o, n, ctl, e)
 	} else {
 		w, err = webEmbeddedWorld(ctx, n, ctl)
 	}
@@ -58,7 +62,15 @@ func runWeb(ctx context.Context, o options, n *narrator) error {
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		n.say("warning: %s is reachable from other machines, and the page's controls write to the API server with no authentication: anyone who can open it can create and delete Foos and inject faults.", ln.Addr())
 	}
-	serveErr := pipelineweb.Serve(ctx, ln, pipelineweb.NewServer(hub, model, rec, ctl))
+	// Pages of other sites open in the same browser are refused: their
+	// forms, their text/plain fetches, their reads through a rebound DNS
+	// name. The page's own controls also carry its per-run token.
+	host, _, _ := net.SplitHostPort(o.webAddr)
+	guard, err := sameorigin.New(ln.Addr(), sameorigin.Options{Hosts: []string{host}, Refuse: refuseJSON(n)})
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	serveErr := pipelineweb.Serve(ctx, ln, guard.Handler(pipelineweb.NewServer(hub, model, rec, ctl)))
 	rec.Close() // a slow handler must not hold up the shutdown
 	ctl.wait()
 	stopErr := w.stop()
@@ -70,6 +82,18 @@ func runWeb(ctx context.Context, o options, n *narrator) error {
 	}
 	n.say("\nInterrupted: the page's server, the controllers and the informers stopped; every goroutine has exited. Bye.")
 	return nil
+}
+
+// refuseJSON answers a request the guard refused in the page's own shape,
+// {"error": reason}, and says on the terminal what was refused: a page of
+// another site tried to use this one.
+func refuseJSON(n *narrator) func(http.ResponseWriter, *http.Request, string) {
+	return func(w http.ResponseWriter, r *http.Request, reason string) {
+		n.say("the page's server refused %s %s: %s", r.Method, r.URL.Path, strings.TrimPrefix(reason, "sameorigin: refused: "))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": reason})
+	}
 }
 
 // webAPI taps the Foo and Deployment handles of api for the page: their
@@ -120,7 +144,7 @@ func webEmbeddedWorld(ctx context.Context, n *narrator, ctl *webControls) (*worl
 
 // webRemoteWorld builds the controller against a running API server, which
 // must serve Foos (the CRD installed). Faults that need fakeapi are off.
-func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControls) (*world, error) {
+func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControls, e env) (*world, error) {
 	var cfg *client.Config
 	var err error
 	if o.server != "" {
@@ -136,8 +160,13 @@ func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControl
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	_, err = c.Resource(sc.FoosGVR).Namespace(o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	err = e.waitForAnswer(ctx, n, cfg.Server, func(ctx context.Context) error {
+		_, err := c.Resource(sc.FoosGVR).Namespace(o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
+		return err
+	})
 	switch {
+	case errors.Is(err, errNoAnswer):
+		return nil, err
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("demo: --web needs the Foo CRD on %s: kubectl apply -f samplecontroller/testdata/foo-crd.yaml", cfg.RedactedServer())
 	case err != nil:

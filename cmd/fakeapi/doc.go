@@ -12,7 +12,8 @@
 //
 //  1. Flags are parsed; --help prints a description, every flag and examples.
 //  2. A [fakeapi.Server] is built with the history window, bookmark interval
-//     and token from the flags, logging through slog to stderr (one line per
+//     and token from the flags (--token, or --token-file to keep it out of
+//     the process list), logging through slog to stderr (one line per
 //     request, per fault, per cut-off watch). With --sample-resources it also
 //     serves Foos and Deployments, validated against the sample controller's
 //     Go types (a Foo whose spec.replicas is a string is 422 Invalid).
@@ -21,8 +22,16 @@
 //     otherwise). With --tls it serves https with a self-signed certificate
 //     made at start. With --write-kubeconfig, a kubeconfig naming the actual
 //     address (useful with port 0), the certificate and the token is
-//     written.
-//  4. The listening URL is printed on stdout, then requests are served.
+//     written, readable by its owner only (an existing file is narrowed
+//     to 0600 before the token goes in).
+//  4. The listening URL is printed on stdout, then requests are served,
+//     each behind the same-origin guard of package internal/sameorigin: a
+//     request must name this server in Host, and a write must come from no
+//     web page of another site and carry a JSON or patch Content-Type, so
+//     a page open in the learner's browser can neither inject a fault nor
+//     write, nor read through a rebound DNS name (403 Forbidden Status).
+//     A client has --read-timeout (30s) to send a whole request; watches,
+//     whose response is long but whose request is short, are not cut.
 //  5. On SIGINT or SIGTERM the listener closes, the fakeapi server is closed
 //     (open watches end, so kubectl get -w and informers see the stream end),
 //     and in-flight requests get a few seconds to finish.
@@ -33,8 +42,8 @@
 //	kubectl --kubeconfig /tmp/fakeapi.kubeconfig --cache-dir /tmp/kubectl-cache get configmaps -w
 //	kubectl --kubeconfig /tmp/fakeapi.kubeconfig apply -f configmap.yaml
 //	kubectl --kubeconfig /tmp/fakeapi.kubeconfig explain configmap.data
-//	curl -X POST http://127.0.0.1:8080/admin/faults/compact
-//	curl -X POST http://127.0.0.1:8080/admin/faults/close-watches
+//	curl -X POST -H 'Content-Type: application/json' http://127.0.0.1:8080/admin/faults/compact
+//	curl -X POST -H 'Content-Type: application/json' http://127.0.0.1:8080/admin/faults/close-watches
 //
 // fakeapi serves OpenAPI v3 documents, so kubectl validates create -f and
 // apply -f (the server checks fields, fieldValidation=Strict) and explains

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -16,6 +17,8 @@ import (
 type config struct {
 	addr             string
 	token            string
+	tokenFile        string
+	readTimeout      time.Duration
 	history          int
 	bookmarkInterval time.Duration
 	kubeconfig       string
@@ -40,7 +43,11 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080",
 		"`host:port` to listen on; the default is loopback only, port 0 picks a free port")
 	fs.StringVar(&cfg.token, "token", "",
-		"bearer `token` every API request must carry (401 without it); empty means no authentication")
+		"bearer `token` every API request must carry (401 without it); empty means no authentication. Other users of this machine can read a command line (ps): prefer --token-file")
+	fs.StringVar(&cfg.tokenFile, "token-file", "",
+		"read the bearer token from the file at `path` (surrounding whitespace trimmed) instead of --token")
+	fs.DurationVar(&cfg.readTimeout, "read-timeout", defaultReadTimeout,
+		"how long a client may take to send a whole request, headers and body; a client that stops mid-request is disconnected (watches are not cut: only their request is timed)")
 	fs.IntVar(&cfg.history, "history", fakeapi.DefaultHistoryLimit,
 		"watch history window, in `events`; a watch from an older resourceVersion gets 410 Expired")
 	fs.DurationVar(&cfg.bookmarkInterval, "bookmark-interval", fakeapi.DefaultBookmarkInterval,
@@ -87,7 +94,42 @@ func parseFlags(args []string) (config, error) {
 	if strings.ContainsAny(cfg.token, " \t\r\n") {
 		return cfg, &usageError{msg: "--token must not contain whitespace"}
 	}
+	if cfg.readTimeout <= 0 {
+		return cfg, &usageError{msg: fmt.Sprintf("--read-timeout must be positive, got %v", cfg.readTimeout)}
+	}
+	if cfg.tokenFile != "" {
+		if cfg.token != "" {
+			return cfg, &usageError{msg: "--token and --token-file exclude each other: give the token once"}
+		}
+		token, err := readTokenFile(cfg.tokenFile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.token = token
+	}
 	return cfg, nil
+}
+
+// defaultReadTimeout bounds the reading of one request: far more than a
+// 3 MiB body takes, far less than a client that stopped sending would
+// hold a connection.
+const defaultReadTimeout = 30 * time.Second
+
+// readTokenFile reads a token file: one token, surrounding whitespace
+// (the final newline of `echo s3cret > file`) trimmed.
+func readTokenFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("fakeapi: --token-file: %w", err)
+	}
+	token := strings.TrimSpace(string(data))
+	switch {
+	case token == "":
+		return "", fmt.Errorf("fakeapi: --token-file %s is empty: write the token into it, or leave the flag out to serve without authentication", path)
+	case strings.ContainsAny(token, " \t\r\n"):
+		return "", fmt.Errorf("fakeapi: --token-file %s holds more than one word: a token has no whitespace", path)
+	}
+	return token, nil
 }
 
 const usageHeader = `fakeapi runs an in-memory Kubernetes API server (package fakeapi) over HTTP,
@@ -97,7 +139,12 @@ connect to it. It keeps everything in memory and listens on loopback
 /admin/ endpoints (docs/fakeapi.md). SIGINT or SIGTERM shuts it down.
 
 kubectl and other kubeconfig-based clients send a token only over https:
-use --tls together with --token.
+use --tls together with --token or --token-file.
+
+Pages of other sites open in your browser cannot use it: a request must
+name this server in its Host header, and a write must come from no web
+page (no Origin, as with kubectl and curl) and carry a JSON or Kubernetes
+patch Content-Type (403 otherwise, whatever the token).
 
 Usage:
   fakeapi [flags]
@@ -114,8 +161,9 @@ Examples:
   # kubectl validates against the OpenAPI documents fakeapi serves:
   kubectl --kubeconfig /tmp/fakeapi.kubeconfig apply -f cm.yaml
 
-  # https and a token, a free port, a tiny history so 410s come fast:
-  fakeapi --addr 127.0.0.1:0 --tls --token s3cret --history 10 --write-kubeconfig kc.yaml
+  # https and a token kept out of the command line, a free port, a tiny
+  # history so 410s come fast:
+  fakeapi --addr 127.0.0.1:0 --tls --token-file token.txt --history 10 --write-kubeconfig kc.yaml
 
   # Serve Foos and Deployments too, and run the demo's controller against it
   # (this server has no Deployment controller: the demo plays it):
@@ -127,8 +175,9 @@ Examples:
 
   # Inject a fault: drop the watch history and end every watch, so each
   # informer's re-watch gets 410 Expired and it relists:
-  curl -X POST http://127.0.0.1:8080/admin/faults/compact
-  curl -X POST http://127.0.0.1:8080/admin/faults/close-watches
+  # (a write says its body is JSON, which no page of another site can send):
+  curl -X POST -H 'Content-Type: application/json' http://127.0.0.1:8080/admin/faults/compact
+  curl -X POST -H 'Content-Type: application/json' http://127.0.0.1:8080/admin/faults/close-watches
 `
 
 // printUsage writes the description, every flag with its default, and

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/informerlab/informerlab/client"
 )
@@ -11,8 +14,13 @@ const kubeconfigName = "fakeapi"
 
 // writeKubeconfig writes a kubeconfig whose current context points at
 // server, with the server's certificate (PEM) as its CA if caPEM is not
-// empty, the bearer token if one is set, and namespace "default".
+// empty, the bearer token if one is set, and namespace "default". The file
+// is readable by its owner only (0600), also when it existed before with
+// wider permissions: those are narrowed before the token is written.
 func writeKubeconfig(path, server, token string, caPEM []byte) error {
+	if err := os.Chmod(path, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("fakeapi: --write-kubeconfig: %w", err)
+	}
 	cfg := &client.Config{Server: server, BearerToken: token, Namespace: "default", TLS: client.TLSConfig{CAData: caPEM}}
 	if err := client.WriteKubeconfig(path, kubeconfigName, cfg); err != nil {
 		return fmt.Errorf("fakeapi: %w", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,10 @@ import (
 	"syscall"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/internal/sameorigin"
 	"github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -108,10 +112,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			"addr", ln.Addr().String(), "token", cfg.token != "")
 	}
 
+	// Pages of other sites in the learner's browser are refused, token or
+	// not: see package internal/sameorigin.
+	host, _, _ := net.SplitHostPort(cfg.addr)
+	guard, err := sameorigin.New(ln.Addr(), sameorigin.Options{
+		Hosts:        []string{host},
+		ContentTypes: sameorigin.KubernetesTypes,
+		Refuse:       refuseStatus(logger),
+	})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("fakeapi: %w", err)
+	}
 	srv := &http.Server{
-		Handler:           api.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		Handler:           guard.Handler(api.Handler()),
+		ReadHeaderTimeout: min(10*time.Second, cfg.readTimeout),
+		// ReadTimeout bounds reading the request, body included: a client
+		// that stops mid-body is disconnected. A watch's request is read
+		// at once, and no WriteTimeout ends its long response.
+		ReadTimeout: cfg.readTimeout,
+		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	// Shutdown closes the listener first, then runs this: open watches end,
 	// so their handlers return and Shutdown does not wait for them.
@@ -142,6 +162,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	<-serveErr // http.ErrServerClosed once Shutdown or Close has begun
 	return err
+}
+
+// refuseStatus answers a request the same-origin guard refused as the API
+// server answers any refusal: a 403 Forbidden Status, which kubectl and
+// client-go print. It logs the refusal, which the API's request log would
+// not see.
+func refuseStatus(logger *slog.Logger) func(http.ResponseWriter, *http.Request, string) {
+	return func(w http.ResponseWriter, r *http.Request, reason string) {
+		logger.Warn("fakeapi: refused a request", "method", r.Method, "uri", r.URL.RequestURI(), "host", r.Host,
+			"origin", r.Header.Get("Origin"), "reason", reason)
+		st := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
+			Message: reason, Reason: metav1.StatusReasonForbidden, Code: http.StatusForbidden}
+		data, _ := json.Marshal(st) // a Status always encodes
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write(append(data, '\n'))
+	}
 }
 
 // serverURL is the URL clients should use for a listener: an unspecified

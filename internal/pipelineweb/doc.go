@@ -44,6 +44,12 @@
 //     watch's events wait in order, read from the server as they come, so
 //     the server never cuts the watch off as too slow.
 //   - Bad input to the controls is an error the page shows, never a panic.
+//   - Only a page this Server served can press its controls: each Server
+//     makes a fresh token, writes it into the page, and refuses (403) a
+//     control without it in [TokenHeader]. Served behind a
+//     sameorigin.Guard, as cmd/demo does, the page's API also refuses
+//     reads through a rebound DNS name and writes a page of another site
+//     can send.
 //   - Every type is safe for concurrent use.
 //
 // # Differences from client-go

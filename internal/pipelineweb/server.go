@@ -20,12 +20,19 @@ var assets embed.FS
 
 // Server serves the page and its API:
 //
-//	GET  /                     the page (assets/index.html, app.js, style.css)
+//	GET  /                     the page (assets/index.html with this run's token, app.js, style.css)
 //	GET  /api/events           Server-Sent Events: hello, batch, dropped, state
 //	GET  /api/state            the Model's snapshot, with the valve and Status
 //	GET  /api/object?kind&key  one cached object as YAML
 //	POST /api/control          an Action, as JSON: {"message"} when done,
-//	                           {"error"} when refused, 400 when malformed
+//	                           {"error"} when refused, 400 when malformed,
+//	                           403 without the page's token in TokenHeader
+//
+// The token is made fresh for each Server and written into the page, so
+// only a page this server served can use the controls. Serve the Server
+// behind a sameorigin.Guard (cmd/demo does), which refuses what pages of
+// other sites can send: a read through a rebound DNS name, a form, a
+// text/plain fetch.
 //
 // It is safe for concurrent use; make it with [NewServer].
 type Server struct {
@@ -34,6 +41,9 @@ type Server struct {
 	rec      *Recorder
 	controls Controls
 	mux      *http.ServeMux
+	// token is this run's control token; pageHTML is index.html with it.
+	token    string
+	pageHTML []byte
 	// statePeriod is how often an event stream sends a changed snapshot.
 	statePeriod time.Duration
 	// bufferSize bounds each event stream's backlog.
@@ -49,6 +59,9 @@ func NewServer(hub *Hub, model *Model, rec *Recorder, controls Controls) *Server
 	if err != nil {
 		panic(err) // the embedded directory exists: a build error otherwise
 	}
+	s.token = newToken()
+	s.pageHTML = renderPage(static, s.token)
+	s.mux.HandleFunc("GET /{$}", s.page)
 	s.mux.Handle("GET /", http.FileServerFS(static))
 	s.mux.HandleFunc("GET /api/events", s.events)
 	s.mux.HandleFunc("GET /api/state", s.state)
@@ -135,6 +148,10 @@ func objectYAML(obj any) ([]byte, error) {
 const maxControlBody = 4 << 10
 
 func (s *Server) control(w http.ResponseWriter, r *http.Request) {
+	if !s.tokenOK(r) {
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": "pipelineweb: refused: a control needs the token of the page this demo served, in " + TokenHeader + " (reload the page if the demo was restarted)"})
+		return
+	}
 	var a Action
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxControlBody))
 	dec.DisallowUnknownFields()

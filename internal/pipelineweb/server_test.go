@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -48,14 +49,65 @@ func newTestServer(t *testing.T) (*httptest.Server, *pipelineweb.Recorder) {
 	return srv, rec
 }
 
+// pageToken reads the control token from the page the server serves, as
+// app.js does.
+func pageToken(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url + "/")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	page, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	m := regexp.MustCompile(`<meta name="control-token" content="([^"]+)">`).FindSubmatch(page)
+	require.NotNil(t, m, "the page carries a control token")
+	return string(m[1])
+}
+
+// post sends a control as the page does, with the page's token.
 func post(t *testing.T, url, body string) (int, map[string]string) {
 	t.Helper()
-	resp, err := http.Post(url+"/api/control", "application/json", strings.NewReader(body))
+	return postWithToken(t, url, body, pageToken(t, url))
+}
+
+func postWithToken(t *testing.T, url, body, token string) (int, map[string]string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url+"/api/control", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set(pipelineweb.TokenHeader, token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	var out map[string]string
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
 	return resp.StatusCode, out
+}
+
+// TestServerControlsNeedThePagesToken: the page carries a token made for
+// this server; a control without it, or with another server's, is 403 and
+// does nothing; with it, the control runs.
+// Diagram: none. client-go: none.
+func TestServerControlsNeedThePagesToken(t *testing.T) {
+	srv, rec := newTestServer(t)
+	other, _ := newTestServer(t)
+	token, otherToken := pageToken(t, srv.URL), pageToken(t, other.URL)
+
+	noneCode, none := postWithToken(t, srv.URL, `{"name":"create","args":{"name":"web"}}`, "")
+	wrongCode, wrong := postWithToken(t, srv.URL, `{"name":"create","args":{"name":"web"}}`, otherToken)
+	marker := rec.Publish(pipelineweb.Event{Op: pipelineweb.OpStory, Text: "after the refusals"})
+	rightCode, right := postWithToken(t, srv.URL, `{"name":"create","args":{"name":"web"}}`, token)
+
+	assert.NotEqual(t, token, otherToken, "each server makes its own token")
+	assert.GreaterOrEqual(t, len(token), 26, "at least 128 random bits")
+	assert.Equal(t, http.StatusForbidden, noneCode)
+	assert.Contains(t, none["error"], "pipelineweb: refused: a control needs the token of the page this demo served")
+	assert.Equal(t, http.StatusForbidden, wrongCode)
+	assert.Contains(t, wrong["error"], "reload the page")
+	assert.Equal(t, uint64(1), marker.Seq, "a refused control published nothing")
+	assert.Equal(t, http.StatusOK, rightCode)
+	assert.Equal(t, "created", right["message"])
 }
 
 // TestServerServesThePageWithItsAssetsEmbedded: the page, its script and

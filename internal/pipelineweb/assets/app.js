@@ -408,11 +408,17 @@
 
   // ---- controls -----------------------------------------------------------
 
+  // The server writes a fresh token into the page each run; the controls
+  // send it back, which a page of another site cannot do.
+  const controlToken = document.querySelector('meta[name="control-token"]').content;
+
   async function act(name, args) {
     const msg = $('control-msg');
     try {
       const res = await fetch('/api/control', {
-        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, args: args || {} }),
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Control-Token': controlToken },
+        body: JSON.stringify({ name, args: args || {} }),
       });
       const body = await res.json();
       const ok = res.ok && !body.error;

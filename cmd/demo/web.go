@@ -160,7 +160,7 @@ func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControl
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	err = e.waitForAnswer(ctx, n, cfg.Server, func(ctx context.Context) error {
+	err = e.waitForAnswer(ctx, n, cfg.RedactedServer(), func(ctx context.Context) error {
 		_, err := c.Resource(sc.FoosGVR).Namespace(o.namespace).List(ctx, metav1.ListOptions{Limit: 1})
 		return err
 	})

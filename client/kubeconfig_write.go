@@ -2,7 +2,9 @@ package client
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	yaml "go.yaml.in/yaml/v2"
@@ -12,8 +14,9 @@ import (
 // all called name, say what cfg says: the server, the certificate material
 // inline (-data fields), tls-server-name, insecure-skip-tls-verify, the bearer
 // token and the namespace. Its current context is that one, so kubectl, client-go
-// and [LoadKubeconfig] read back cfg. The file is created with mode 0600 (it may
-// hold a token); its directory must exist (a missing one is an error, so a
+// and [LoadKubeconfig] read back cfg. The file is readable by its owner only
+// (0600: it may hold a token), also when it existed with wider permissions;
+// its directory must exist (a missing one is an error, so a
 // mistyped path is reported rather than created).
 //
 // client-go: tools/clientcmd.WriteToFile.
@@ -55,6 +58,11 @@ func WriteKubeconfig(path, name string, cfg *Config) error {
 	data, err := yaml.Marshal(kc)
 	if err != nil {
 		return fmt.Errorf("client: encode kubeconfig: %w", err)
+	}
+	// os.WriteFile's mode applies only to a file it creates: an existing
+	// file's wider permissions are narrowed first, before it holds a secret.
+	if err := os.Chmod(path, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("client: write kubeconfig: %w", err)
 	}
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("client: write kubeconfig: %w", err)

@@ -51,3 +51,18 @@ func TestWriteKubeconfigRefusesWhatCannotBeRead(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries)
 }
+
+// A kubeconfig written over an existing world-readable file ends up readable
+// by its owner only: os.WriteFile's mode applies only to files it creates, so
+// the permissions are narrowed before the token is written.
+// Diagram: none. client-go: clientcmd.WriteToFile (which writes with 0600 and leaves an existing file's mode).
+func TestWriteKubeconfigNarrowsAnExistingFilesPermissions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+
+	require.NoError(t, client.WriteKubeconfig(path, "c", &client.Config{Server: "https://127.0.0.1:6443", BearerToken: "tok"}))
+
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+}

@@ -224,7 +224,7 @@ func runStory(ctx context.Context, o options, n *narrator, stdin io.Reader, stdo
 		n.buffered = true
 		g.onSettle = n.flush
 	}
-	srvOpts := fakeapi.Options{Scheme: sc.NewScheme()}
+	srvOpts := fakeapi.Options{Scheme: sc.NewScheme(), NamespaceLifecycle: true}
 	if g.deterministic() {
 		srvOpts.BookmarkInterval = -1
 	}

@@ -115,7 +115,7 @@ func webAPI(rec *pipelineweb.Recorder, api base) base {
 // webEmbeddedWorld builds the world of the text demo's story: a seeded
 // fakeapi, and the controller with the Deployment simulator.
 func webEmbeddedWorld(ctx context.Context, n *narrator, ctl *webControls) (*world, error) {
-	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme(), NamespaceLifecycle: true})
 	ctl.srv = srv
 	if err := sc.Register(srv); err != nil {
 		return nil, err

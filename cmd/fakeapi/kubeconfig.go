@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/informerlab/informerlab/client"
 )
@@ -16,11 +13,8 @@ const kubeconfigName = "fakeapi"
 // server, with the server's certificate (PEM) as its CA if caPEM is not
 // empty, the bearer token if one is set, and namespace "default". The file
 // is readable by its owner only (0600), also when it existed before with
-// wider permissions: those are narrowed before the token is written.
+// wider permissions (client.WriteKubeconfig narrows them first).
 func writeKubeconfig(path, server, token string, caPEM []byte) error {
-	if err := os.Chmod(path, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("fakeapi: --write-kubeconfig: %w", err)
-	}
 	cfg := &client.Config{Server: server, BearerToken: token, Namespace: "default", TLS: client.TLSConfig{CAData: caPEM}}
 	if err := client.WriteKubeconfig(path, kubeconfigName, cfg); err != nil {
 		return fmt.Errorf("fakeapi: %w", err)

@@ -65,7 +65,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		HistoryLimit:     cfg.history,
 		BookmarkInterval: cfg.bookmarkInterval,
 		Token:            cfg.token,
-		Logger:           logger,
+		// kubectl and client-go users see what a real server does: a create
+		// in a namespace that does not exist is 404.
+		NamespaceLifecycle: true,
+		Logger:             logger,
 	}
 	if cfg.sampleResources {
 		// The sample types are the schema of Foos and Deployments: a Foo

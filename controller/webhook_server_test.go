@@ -2,16 +2,9 @@ package controller_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,36 +21,17 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/internal/testcert"
 	"github.com/informerlab/informerlab/reflector"
 )
 
-// servingCert writes a self-signed certificate for 127.0.0.1 with the given
-// serial into dir, as cert.pem and key.pem, and returns a pool that trusts it.
+// servingCert writes a serving certificate for 127.0.0.1 with the given
+// serial into dir, as tls.crt and tls.key, and returns a pool that trusts it.
 func servingCert(t *testing.T, dir string, serial int64) *x509.CertPool {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	pair, err := testcert.Write(dir, serial)
 	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: "webhook"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IsCA:         true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "cert.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "key.pem"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600))
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return pool
+	return pair.Pool
 }
 
 // startWebhookServer starts s until the end of the test and waits until it serves.
@@ -100,7 +74,7 @@ func TestWebhookServerServesOverTLSAndReloadsItsCertificate(t *testing.T) {
 	dir := t.TempDir()
 	roots := servingCert(t, dir, 1)
 	s, err := controller.NewWebhookServer(controller.WebhookServerOptions{
-		BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "cert.pem"), KeyFile: filepath.Join(dir, "key.pem"), Logger: quiet,
+		BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), Logger: quiet,
 	})
 	require.NoError(t, err)
 	require.NoError(t, s.Register("/validate-gadget", controller.Webhook(controller.ValidatingWebhook[*Gadget](gadgetGVK, &gadgetRules{}), quiet)))
@@ -119,7 +93,7 @@ func TestWebhookServerServesOverTLSAndReloadsItsCertificate(t *testing.T) {
 	next := servingCert(t, dir, 2) // written over the files in place
 	assert.Equal(t, int64(2), servedSerial(t, addr, next), "the rotated certificate is served")
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "cert.pem"), []byte("not a certificate"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tls.crt"), []byte("not a certificate"), 0o600))
 	assert.Equal(t, int64(2), servedSerial(t, addr, next), "a broken pair keeps the previous one")
 }
 
@@ -133,7 +107,7 @@ func TestManagerServesWebhooksBeforeItsCacheAndCountsThemInReadyz(t *testing.T) 
 	dir := t.TempDir()
 	roots := servingCert(t, dir, 1)
 	ws, err := controller.NewWebhookServer(controller.WebhookServerOptions{
-		BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "cert.pem"), KeyFile: filepath.Join(dir, "key.pem"), Logger: quiet,
+		BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), Logger: quiet,
 	})
 	require.NoError(t, err)
 	require.NoError(t, ws.Register("/validate-gadget", controller.Webhook(controller.ValidatingWebhook[*Gadget](gadgetGVK, &gadgetRules{}), quiet)))
@@ -173,9 +147,9 @@ func TestManagerServesWebhooksBeforeItsCacheAndCountsThemInReadyz(t *testing.T) 
 // Diagram: none. client-go: controller-runtime webhook.Server.Start
 func TestWebhookServerMisuseIsAClearError(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "cert.pem"), []byte("junk"), 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "key.pem"), []byte("junk"), 0o600))
-	ws, err := controller.NewWebhookServer(controller.WebhookServerOptions{BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "cert.pem"), KeyFile: filepath.Join(dir, "key.pem"), Logger: quiet})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tls.crt"), []byte("junk"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tls.key"), []byte("junk"), 0o600))
+	ws, err := controller.NewWebhookServer(controller.WebhookServerOptions{BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), Logger: quiet})
 	require.NoError(t, err)
 	srv := newServer(t)
 	m := newManager(t, srv, controller.ManagerOptions{WebhookServer: ws})

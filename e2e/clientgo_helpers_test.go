@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/informers"
@@ -108,8 +109,14 @@ func (l *requestLog) configMapReads(ns string) (lists, watches int) {
 	return lists, watches
 }
 
+// createConfigMap creates a ConfigMap, and its namespace first if need be:
+// cmd/fakeapi, like a real server, refuses a create in a missing namespace.
 func createConfigMap(t *testing.T, cs *clientset, ns, name string, data map[string]string) *corev1.ConfigMap {
 	t.Helper()
+	_, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: data}
 	created, err := cs.CoreV1().ConfigMaps(ns).Create(t.Context(), cm, metav1.CreateOptions{})
 	require.NoError(t, err)

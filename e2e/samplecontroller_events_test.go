@@ -33,6 +33,9 @@ func TestKubectlGetEventsShowsTheSampleControllersWarning(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), deadline)
 	defer cancel()
 
+	namespace := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "demo"}}}
+	_, err = cl.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(ctx, namespace, metav1.CreateOptions{})
+	require.NoError(t, err, "cmd/fakeapi, like a real server, needs the namespace first")
 	events, err := cl.Resource(schema.GroupVersionResource{Version: "v1", Resource: "events"}).Namespace("demo").Watch(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	defer events.Stop()

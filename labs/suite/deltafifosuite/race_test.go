@@ -1,0 +1,5 @@
+//go:build race
+
+package deltafifosuite_test
+
+const raceEnabled = true

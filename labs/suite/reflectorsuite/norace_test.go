@@ -1,0 +1,5 @@
+//go:build !race
+
+package reflectorsuite_test
+
+const raceEnabled = false

@@ -1,0 +1,5 @@
+//go:build race
+
+package informersuite_test
+
+const raceEnabled = true

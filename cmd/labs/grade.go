@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/informerlab/informerlab/labs/grade"
 )
@@ -30,6 +31,9 @@ type labGrade struct {
 	problem string
 	// output is the lab's raw test output, shown with a problem.
 	output []string
+	// running is the behaviour that started last: the one that was
+	// running if the test binary died.
+	running string
 }
 
 // labDir matches a lab's directory name: its number, a dash, its name.
@@ -81,9 +85,14 @@ func selectLabs(all, names []string) ([]string, error) {
 	return picked, nil
 }
 
+// testTimeout bounds one lab's test binary. The grader's watchdog fails a
+// behaviour that hangs long before, so only a binary that dies some other
+// way, or a lab with many hanging behaviours, reaches it.
+const testTimeout = 10 * time.Minute
+
 // gradeLabs runs every lab's grader in one go test invocation.
 func gradeLabs(ctx context.Context, root string, labs []string, reference, race bool) ([]labGrade, error) {
-	args := []string{"test", "-count=1", "-json"}
+	args := []string{"test", "-count=1", "-json", "-timeout=" + testTimeout.String()}
 	if reference {
 		args = append(args, "-tags", "labs_reference")
 	}
@@ -95,6 +104,9 @@ func gradeLabs(ctx context.Context, root string, labs []string, reference, race 
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
+	// Ask the grader to name each behaviour as it starts, so a test
+	// binary that dies can be said to have died in one.
+	cmd.Env = append(os.Environ(), "INFORMERLAB_GRADE_PROGRESS=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -157,18 +169,19 @@ func parseTestJSON(r io.Reader, labs []string) ([]labGrade, error) {
 		}
 		line := strings.TrimRight(ev.Output, "\n")
 		g.output = append(g.output, line)
-		if strings.HasPrefix(line, grade.ScoreLinePrefix) {
+		switch {
+		case strings.HasPrefix(line, grade.StartLinePrefix):
+			g.running = strings.TrimPrefix(line, grade.StartLinePrefix)
+		case strings.HasPrefix(line, grade.ReportLinePrefix):
+			inReport[g] = true
+		case strings.HasPrefix(line, grade.ScoreLinePrefix+"lab="):
 			if err := parseScoreLine(line, g); err != nil {
 				return nil, err
 			}
-			inReport[g] = true
-			continue
-		}
-		if inReport[g] {
-			if strings.HasPrefix(line, "  ✗ ") || strings.HasPrefix(line, "  · ") || strings.HasPrefix(line, g.lab+":") {
-				g.report = append(g.report, line)
-			} else {
-				inReport[g] = false
+		case inReport[g]:
+			g.report = append(g.report, line)
+			if strings.HasPrefix(line, g.lab+":") {
+				inReport[g] = false // the score in words ends the report
 			}
 		}
 	}
@@ -176,11 +189,31 @@ func parseTestJSON(r io.Reader, labs []string) ([]labGrade, error) {
 		return nil, fmt.Errorf("labs: reading go test output: %w", err)
 	}
 	for i := range grades {
-		if grades[i].total == 0 && grades[i].problem == "" {
-			grades[i].problem = "no score: the lab did not build, or its test died before grading (see below)"
+		g := &grades[i]
+		if g.total > 0 || g.problem != "" {
+			continue
+		}
+		switch {
+		case g.running != "" && timedOut(g.output):
+			g.problem = fmt.Sprintf("no score: the test timed out in behaviour %s (see below)", g.running)
+		case g.running != "":
+			g.problem = fmt.Sprintf("no score: the test died in behaviour %s (see below)", g.running)
+		default:
+			g.problem = "no score: the lab did not build, or its test died before grading (see below)"
 		}
 	}
 	return grades, nil
+}
+
+// timedOut reports whether output shows go test's -timeout ending the
+// test binary.
+func timedOut(output []string) bool {
+	for _, line := range output {
+		if strings.HasPrefix(line, "panic: test timed out after ") {
+			return true
+		}
+	}
+	return false
 }
 
 // parseScoreLine reads "grade: lab=X passed=N total=M notstarted=K".

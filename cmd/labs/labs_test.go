@@ -10,37 +10,53 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/labs/grade"
 )
 
 const sampleJSON = `{"Action":"start","Package":"github.com/informerlab/informerlab/labs/1-indexer"}
-{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"grade: lab=1-indexer passed=14 total=16 notstarted=1\n"}
-{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"1-indexer: 14 of 16 behaviours pass (1 not started)\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"grade: start AddThenGetByKey\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"grade: start ReplaceIsAllOrNothing\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"grade: report lab=1-indexer\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"✗ ReplaceIsAllOrNothing\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"    suite.go:301: shop/a was added\n"}
 {"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"  ✗ ReplaceIsAllOrNothing — want: nothing changes (see docs/indexer.md#x)\n"}
 {"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"  · SafeForConcurrentUse — not started; want: no race (see docs/indexer.md#y)\n"}
-{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"    grade_test.go:12: 1 of 16 behaviours not started\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"grade: lab=1-indexer passed=14 total=16 notstarted=1\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"1-indexer: 14 of 16 behaviours pass (1 not started)\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/1-indexer","Test":"TestGrade","Output":"--- FAIL: TestGrade (0.01s)\n"}
 {"Action":"fail","Package":"github.com/informerlab/informerlab/labs/1-indexer"}
-{"Action":"output","Package":"github.com/informerlab/informerlab/labs/2-workqueue","Output":"panic: runtime error: invalid memory address\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/2-workqueue","Test":"TestGrade","Output":"grade: start GetHandsOutItemsInOrder\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/2-workqueue","Test":"TestGrade","Output":"panic: runtime error: invalid memory address\n"}
 {"Action":"fail","Package":"github.com/informerlab/informerlab/labs/2-workqueue"}
 {"ImportPath":"github.com/informerlab/informerlab/labs/3-ratelimiters [github.com/informerlab/informerlab/labs/3-ratelimiters.test]","Action":"build-output","Output":"labs/3-ratelimiters/limiters.go:9:2: syntax error\n"}
 {"Action":"fail","Package":"github.com/informerlab/informerlab/labs/3-ratelimiters"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/4-deltafifo","Test":"TestGrade","Output":"grade: start PopHandsOutDeltas\n"}
+{"Action":"output","Package":"github.com/informerlab/informerlab/labs/4-deltafifo","Test":"TestGrade","Output":"panic: test timed out after 10m0s\n"}
+{"Action":"fail","Package":"github.com/informerlab/informerlab/labs/4-deltafifo"}
 `
 
 func TestParseReadsScoreReportAndMissingScores(t *testing.T) {
-	grades, err := parseTestJSON(strings.NewReader(sampleJSON), []string{"1-indexer", "2-workqueue", "3-ratelimiters"})
+	grades, err := parseTestJSON(strings.NewReader(sampleJSON), []string{"1-indexer", "2-workqueue", "3-ratelimiters", "4-deltafifo"})
 	require.NoError(t, err)
-	require.Len(t, grades, 3)
+	require.Len(t, grades, 4)
 	g := grades[0]
 	assert.Equal(t, [3]int{14, 16, 1}, [3]int{g.passed, g.total, g.notStarted})
 	assert.Equal(t, []string{
-		"1-indexer: 14 of 16 behaviours pass (1 not started)",
+		"✗ ReplaceIsAllOrNothing",
+		"    suite.go:301: shop/a was added",
 		"  ✗ ReplaceIsAllOrNothing — want: nothing changes (see docs/indexer.md#x)",
 		"  · SafeForConcurrentUse — not started; want: no race (see docs/indexer.md#y)",
-	}, g.report)
+		"1-indexer: 14 of 16 behaviours pass (1 not started)",
+	}, g.report, "the report, its score last")
 	assert.Equal(t, "in progress", g.status())
-	assert.Equal(t, "no score", grades[1].status(), "a lab that died before grading")
+	assert.Equal(t, "no score", grades[1].status(), "a lab that died while grading")
+	assert.Contains(t, grades[1].problem, "the test died in behaviour GetHandsOutItemsInOrder")
 	assert.Contains(t, grades[1].output, "panic: runtime error: invalid memory address")
 	assert.Equal(t, "no score", grades[2].status(), "a lab that did not build")
+	assert.Contains(t, grades[2].problem, "did not build")
 	assert.Contains(t, grades[2].output, "labs/3-ratelimiters/limiters.go:9:2: syntax error")
+	assert.Contains(t, grades[3].problem, "timed out in behaviour PopHandsOutDeltas")
 }
 
 func TestParseRejectsAMalformedScoreLine(t *testing.T) {
@@ -57,6 +73,7 @@ func TestTableShowsEveryLabAndTheTotal(t *testing.T) {
 		{lab: "3-ratelimiters", total: 12, notStarted: 12},
 		{lab: "4-deltafifo", problem: "no score", output: []string{"./x.go:3: syntax error"}},
 	})
+	writeProblems(&out, []labGrade{{lab: "4-deltafifo", problem: "no score", output: []string{"./x.go:3: syntax error"}}})
 	s := out.String()
 	assert.Regexp(t, `1-indexer +16 +0 +0 +16 +\[##########\] +done ✓`, s)
 	assert.Regexp(t, `2-workqueue +10 +5 +0 +15 +\[######\.\.\.\.\] +in progress`, s)
@@ -117,4 +134,37 @@ func TestNextPointsAtTheFirstLabNotDone(t *testing.T) {
 	out.Reset()
 	writeNext(&out, []labGrade{{lab: "1-indexer", passed: 16, total: 16}}, true)
 	assert.Contains(t, out.String(), "Every lab passes")
+}
+
+func TestHintsOpenOneAtATime(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), []string{"2", "--hint", "1"}, &out, &bytes.Buffer{}))
+	s := out.String()
+	assert.True(t, strings.HasPrefix(s, "2-workqueue, hint 1 of "), s)
+	assert.Contains(t, s, "three collections")
+	assert.Contains(t, s, "go run ./cmd/labs 2-workqueue --hint 2")
+	assert.NotContains(t, s, "Hint 2", "the next hint stays folded")
+	assert.NotContains(t, s, "<details>")
+
+	err := run(context.Background(), []string{"--hint", "1"}, &bytes.Buffer{}, &bytes.Buffer{})
+	var usage *usageError
+	require.ErrorAs(t, err, &usage, "a hint needs one lab")
+	err = run(context.Background(), []string{"2", "--hint", "99"}, &bytes.Buffer{}, &bytes.Buffer{})
+	require.ErrorAs(t, err, &usage)
+	assert.Contains(t, err.Error(), "lab 2-workqueue has hints 1 to")
+}
+
+func TestEveryLabHasHints(t *testing.T) {
+	root, err := grade.RepoRoot()
+	require.NoError(t, err)
+	labs, err := findLabs(root)
+	require.NoError(t, err)
+	for _, lab := range labs {
+		hints, err := readHints(root, lab)
+		require.NoError(t, err)
+		assert.NotEmpty(t, hints, "%s: no <details><summary>Hint N: ...</summary> blocks in its README", lab)
+		for i, h := range hints {
+			assert.NotEmpty(t, h.text, "%s hint %d", lab, i+1)
+		}
+	}
 }

@@ -42,7 +42,8 @@ Grades the labs in labs/ and shows the progress over all of them as a
 table: how many behaviours of each lab pass, how many fail, and how many
 are not started (still panicking with "not implemented"). Name one or more
 labs (e.g. 2-workqueue, or just 2) to see, for each behaviour that does not
-pass, what is expected and which section of docs/ explains it.
+pass, what is expected and which section of docs/ explains it. Stuck?
+'--hint K' with one lab shows its K-th hint, one at a time.
 
 Run it from anywhere inside the informerlab repository. It runs
 'go test -json' on the labs, so the first run compiles them.
@@ -55,6 +56,7 @@ type options struct {
 	reference      bool
 	checkSkeletons bool
 	race           bool
+	hint           int
 	labs           []string
 }
 
@@ -67,20 +69,31 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.checkSkeletons, "check-skeletons", false,
 		"check that every lab, untouched, compiles and scores 0 with every behaviour not started;\nfails otherwise (CI runs this on the skeletons)")
 	fs.BoolVar(&o.race, "race", false, "grade with the race detector on (slower; the concurrency behaviours need it to be proven)")
+	fs.IntVar(&o.hint, "hint", 0, "show hint `k` of the one lab named, instead of grading (the README keeps them folded too)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, err
+	// Flags may come after the labs too: go run ./cmd/labs 2 --hint 1.
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return o, err
+			}
+			return o, &usageError{msg: err.Error()}
 		}
-		return o, &usageError{msg: err.Error()}
+		if fs.NArg() == 0 {
+			break
+		}
+		o.labs = append(o.labs, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
 	if o.reference && o.checkSkeletons {
 		return o, &usageError{msg: "--reference and --check-skeletons grade different code; pass one"}
 	}
-	o.labs = fs.Args()
+	if o.hint != 0 && len(o.labs) != 1 {
+		return o, &usageError{msg: "--hint shows a hint of one lab: name it, e.g. go run ./cmd/labs 2 --hint 1"}
+	}
 	return o, nil
 }
 
@@ -101,27 +114,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.hint != 0 {
+		return writeHint(stdout, root, labs[0], o.hint)
+	}
 	grades, err := gradeLabs(ctx, root, labs, o.reference, o.race)
 	if err != nil {
 		return err
 	}
-	writeTable(stdout, grades)
+	// The table, the score, comes last: details and problems scroll away
+	// above it.
 	if len(o.labs) > 0 {
 		for _, g := range grades {
 			writeDetails(stdout, g)
 		}
 	}
+	writeProblems(stdout, grades)
 	switch {
 	case o.reference:
+		writeTable(stdout, grades)
 		return requireAll(grades, "informerlab's implementation", func(g labGrade) bool {
 			return g.problem == "" && g.total > 0 && g.passed == g.total
 		})
 	case o.checkSkeletons:
+		writeTable(stdout, grades)
 		return requireAll(grades, "untouched skeleton", func(g labGrade) bool {
 			return g.problem == "" && g.total > 0 && g.passed == 0 && g.notStarted == g.total
 		})
 	}
 	writeNext(stdout, grades, len(o.labs) == 0)
+	writeTable(stdout, grades)
 	return nil
 }
 

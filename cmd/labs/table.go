@@ -38,12 +38,18 @@ func writeTable(w io.Writer, grades []labGrade) {
 	}
 	fmt.Fprintf(tw, "all\t%d\t\t\t%d\t%s\n", sumPass, sumTotal, bar(sumPass, sumTotal))
 	tw.Flush()
+}
+
+// writeProblems says, for each lab without a score, why, with the end of
+// its test output.
+func writeProblems(w io.Writer, grades []labGrade) {
 	for _, g := range grades {
 		if g.problem != "" {
-			fmt.Fprintf(w, "\n%s: %s\n", g.lab, g.problem)
+			fmt.Fprintf(w, "%s: %s\n", g.lab, g.problem)
 			for _, line := range tail(g.output, 15) {
 				fmt.Fprintln(w, "  "+line)
 			}
+			fmt.Fprintln(w)
 		}
 	}
 }
@@ -57,16 +63,16 @@ func bar(passed, total int) string {
 	return "[" + strings.Repeat("#", filled) + strings.Repeat(".", 10-filled) + "]"
 }
 
-// writeDetails writes a lab's own report: one line per behaviour that
-// does not pass.
+// writeDetails writes a lab's own report: the first lines of each
+// failure, one line per behaviour that does not pass, and its score.
 func writeDetails(w io.Writer, g labGrade) {
 	if len(g.report) == 0 {
 		return
 	}
-	fmt.Fprintln(w)
 	for _, line := range g.report {
 		fmt.Fprintln(w, line)
 	}
+	fmt.Fprintln(w)
 }
 
 // writeNext points at the first lab not done; every is whether grades
@@ -76,14 +82,14 @@ func writeNext(w io.Writer, grades []labGrade, every bool) {
 		if g.problem == "" && g.passed == g.total {
 			continue
 		}
-		fmt.Fprintf(w, "\nNext: labs/%s (README.md there). Details: go run ./cmd/labs %s\n", g.lab, g.lab)
+		fmt.Fprintf(w, "Next: labs/%s (README.md there). Details: go run ./cmd/labs %s\n\n", g.lab, g.lab)
 		return
 	}
 	if !every {
-		fmt.Fprintln(w, "\nDone. Compare your code with informerlab's; the lab's README names the files.")
+		fmt.Fprint(w, "Done. Compare your code with informerlab's; the lab's README names the files.\n\n")
 		return
 	}
-	fmt.Fprintln(w, "\nEvery lab passes. Compare your code with informerlab's, package by package.")
+	fmt.Fprint(w, "Every lab passes. Compare your code with informerlab's, package by package.\n\n")
 }
 
 func tail(lines []string, n int) []string {

@@ -18,5 +18,5 @@ func Example() {
 	// AddThenGetByKey
 	// AddAndUpdateAreUpserts
 	// DeleteRemovesByKey
-	// ... 16 in all
+	// ... 17 in all
 }

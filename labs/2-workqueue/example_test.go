@@ -18,5 +18,5 @@ func Example() {
 	// GetHandsOutItemsInOrder
 	// AddCollapsesWhileWaiting
 	// ItemInProcessIsNotHandedOutAgain
-	// ... 15 in all
+	// ... 17 in all
 }

@@ -39,8 +39,9 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 }
 
 // Done says processing of item is finished; if it was added again in the
-// meantime, it goes back in line. Done of an item not being processed
-// does nothing.
+// meantime, it goes back in line, and a Get blocked on the empty queue
+// wakes to take it. Done of an item not being processed (unknown, or
+// waiting and not handed out) does nothing.
 func (q *Queue[T]) Done(item T) {
 	panic(grade.NotImplemented("Queue.Done"))
 }
@@ -53,7 +54,9 @@ func (q *Queue[T]) ShutDown() {
 }
 
 // ShutDownWithDrain does what ShutDown does, then blocks until nothing is
-// waiting and nothing is being processed.
+// waiting and nothing is being processed: it waits for the items still in
+// line too, so workers must keep calling Get and Done. A ShutDown while it
+// waits cancels the drain, and ShutDownWithDrain returns at once.
 func (q *Queue[T]) ShutDownWithDrain() {
 	panic(grade.NotImplemented("Queue.ShutDownWithDrain"))
 }

@@ -18,5 +18,5 @@ func Example() {
 	// ExponentialDoublesPerFailure
 	// ExponentialIsPerItem
 	// ExponentialCapsWithoutOverflow
-	// ... 12 in all
+	// ... 13 in all
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -69,6 +68,14 @@ func (o Outcome) String() string {
 type Result struct {
 	Behaviour Behaviour
 	Outcome   Outcome
+	// Output is what a failed behaviour's test logged (its assertions'
+	// messages), at most MaxOutputLines of it.
+	Output []string
+	// Hang, if set, says that the behaviour never finished: how it was
+	// found out (the watchdog, or synctest seeing every goroutine of its
+	// bubble blocked) and what usually causes it. Stacks then shows
+	// where the graded package's goroutines were.
+	Hang, Stacks string
 }
 
 // Score counts results.
@@ -95,26 +102,34 @@ func Tally(results []Result) Score {
 	return s
 }
 
-// Lab grades a learner's implementation: it runs every behaviour as a
-// subtest and prints the score and one line per behaviour that does not
-// pass yet (see [WriteReport]) to standard output.
+// Lab grades a learner's implementation: it runs every behaviour, each
+// under the [Watchdog], and prints a report to standard output (see
+// [WriteReport]) that ends with the score.
 //
-// Behaviours that hit a NotImplementedError are skipped, not failed. So an
-// untouched skeleton scores zero and its TestGrade is skipped, which keeps
-// `go test ./...` of the whole project green; as soon as anything passes
-// or fails, every behaviour still missing fails TestGrade. Built with the
-// labs_reference tag (the reference implementation wired in), Lab is
-// strict: anything short of a full score fails.
+// Behaviours that hit a NotImplementedError are not started, not failed.
+// So an untouched skeleton scores zero and its TestGrade is skipped, which
+// keeps `go test ./...` of the whole project green; as soon as anything
+// passes or fails, every behaviour still missing fails TestGrade. Built
+// with the labs_reference tag (the reference implementation wired in),
+// Lab is strict: anything short of a full score fails.
+//
+// A behaviour that outlives the watchdog keeps running on its goroutine:
+// nothing can stop it. Lab then prints the report and ends the test
+// binary with exit status 1 at once, rather than wait for it.
 func Lab(t *testing.T, lab string, behaviours []Behaviour) {
 	t.Helper()
-	results := run(t, behaviours, referenceBuild)
-	WriteReport(os.Stdout, lab, results)
+	results, g := run(t, behaviours, referenceBuild, callerPackage(1))
+	WriteReport(g.out.stdout, lab, results)
+	if g.abandoned {
+		os.Exit(1)
+	}
 	s := Tally(results)
 	switch {
 	case s.NotStarted == s.Total():
-		t.Skipf("lab %s not started: 0 of %d behaviours pass", lab, s.Total())
-	case s.NotStarted > 0:
-		t.Errorf("%d of %d behaviours not started", s.NotStarted, s.Total())
+		t.SkipNow()
+	case s.Passed < s.Total():
+		// The report said what and why; it stays the last thing printed.
+		t.Fail()
 	}
 }
 
@@ -132,50 +147,46 @@ func Reference(t *testing.T, behaviours []Behaviour) {
 	if err := CheckDocs(behaviours); err != nil {
 		t.Error(err)
 	}
-	run(t, behaviours, true)
+	results, g := run(t, behaviours, true, callerPackage(1))
+	if g.abandoned {
+		WriteReport(g.out.stdout, t.Name(), results)
+		os.Exit(1)
+	}
+	for _, r := range results {
+		if r.Outcome != Passed {
+			var b strings.Builder
+			writeFailure(&b, r)
+			t.Errorf("%s — want: %s\n%s", r.Behaviour.Name, r.Behaviour.Want, b.String())
+		}
+	}
 }
 
-func run(t *testing.T, behaviours []Behaviour, strict bool) []Result {
+// run grades each behaviour in turn. pkg is the import path of the code
+// graded, to which the stacks of a hang are trimmed.
+func run(t *testing.T, behaviours []Behaviour, strict bool, pkg string) ([]Result, *grader) {
 	t.Helper()
+	out, err := startCapture()
+	if err != nil {
+		t.Fatalf("grade: capturing the behaviours' output: %v", err)
+	}
+	g := &grader{strict: strict, watchdog: watchdogFromEnv(), pkg: pkg, top: t.Name(), out: out, shown: map[string]bool{}}
+	if os.Getenv(progressEnv) != "" {
+		g.progress = out.stdout
+	}
 	results := make([]Result, 0, len(behaviours))
 	for _, b := range behaviours {
 		if b.Test == nil {
 			t.Errorf("behaviour %q has no test", b.Name)
 			continue
 		}
-		notStarted := false
-		var name string
-		passed := t.Run(b.Name, func(t *testing.T) {
-			name = t.Name()
-			defer func() {
-				r := recover()
-				if r == nil {
-					return
-				}
-				if err, ok := r.(error); ok && IsNotImplemented(err) {
-					if strict {
-						t.Fatalf("not started: %v", err)
-					}
-					notStarted = true
-					t.Skipf("not started: %v", err)
-				}
-				t.Fatalf("panic: %v\n%s", r, debug.Stack())
-			}()
-			b.Test(t)
-		})
-		if _, ok := startedNothing.LoadAndDelete(name); ok && !passed && !strict {
-			notStarted = true
+		if r, ran := g.one(b); ran {
+			results = append(results, r)
 		}
-		outcome := Failed
-		switch {
-		case notStarted:
-			outcome = NotStarted
-		case passed:
-			outcome = Passed
-		}
-		results = append(results, Result{Behaviour: b, Outcome: outcome})
 	}
-	return results
+	if !g.abandoned {
+		out.stop()
+	}
+	return results, g
 }
 
 // IsNotImplemented reports whether err is or wraps a *NotImplementedError.
@@ -189,25 +200,58 @@ func IsNotImplemented(err error) bool {
 //	grade: lab=1-indexer passed=12 total=19 notstarted=5
 const ScoreLinePrefix = "grade: "
 
-// WriteReport writes the score of one lab: the machine-readable line, the
-// score in words, and for every behaviour that does not pass, what was
-// expected and where it is explained.
+// ReportLinePrefix starts the first line of a report, which names the lab:
+//
+//	grade: report lab=1-indexer
+const ReportLinePrefix = "grade: report "
+
+// WriteReport writes the report of one lab, the score last:
+//
+//   - for every failed behaviour, its first lines of output, or for one
+//     that hung, why and where the lab's goroutines were;
+//   - for every behaviour that does not pass, a line with what was
+//     expected and where it is explained (✗ failed, · not started);
+//   - the machine-readable score line, and the score in words.
 func WriteReport(w io.Writer, lab string, results []Result) {
 	s := Tally(results)
 	var b strings.Builder
+	fmt.Fprintf(&b, "%slab=%s\n", ReportLinePrefix, lab)
+	for _, r := range results {
+		writeFailure(&b, r)
+	}
+	for _, r := range results {
+		switch {
+		case r.Outcome == Failed && r.Hang != "":
+			fmt.Fprintf(&b, "  ✗ %s — hung; want: %s (see %s)\n", r.Behaviour.Name, r.Behaviour.Want, r.Behaviour.Doc)
+		case r.Outcome == Failed:
+			fmt.Fprintf(&b, "  ✗ %s — want: %s (see %s)\n", r.Behaviour.Name, r.Behaviour.Want, r.Behaviour.Doc)
+		case r.Outcome == NotStarted:
+			fmt.Fprintf(&b, "  · %s — not started; want: %s (see %s)\n", r.Behaviour.Name, r.Behaviour.Want, r.Behaviour.Doc)
+		}
+	}
 	fmt.Fprintf(&b, "%slab=%s passed=%d total=%d notstarted=%d\n", ScoreLinePrefix, lab, s.Passed, s.Total(), s.NotStarted)
 	fmt.Fprintf(&b, "%s: %d of %d behaviours pass", lab, s.Passed, s.Total())
 	if s.NotStarted > 0 {
 		fmt.Fprintf(&b, " (%d not started)", s.NotStarted)
 	}
 	b.WriteString("\n")
-	for _, r := range results {
-		switch r.Outcome {
-		case Failed:
-			fmt.Fprintf(&b, "  ✗ %s — want: %s (see %s)\n", r.Behaviour.Name, r.Behaviour.Want, r.Behaviour.Doc)
-		case NotStarted:
-			fmt.Fprintf(&b, "  · %s — not started; want: %s (see %s)\n", r.Behaviour.Name, r.Behaviour.Want, r.Behaviour.Doc)
-		}
-	}
 	io.WriteString(w, b.String())
+}
+
+// writeFailure writes what a failed behaviour printed, or why it hung.
+func writeFailure(b *strings.Builder, r Result) {
+	if r.Outcome != Failed || (r.Hang == "" && len(r.Output) == 0) {
+		return
+	}
+	if r.Hang != "" {
+		fmt.Fprintf(b, "✗ %s %s\n", r.Behaviour.Name, r.Hang)
+		for _, l := range strings.Split(strings.TrimRight(r.Stacks, "\n"), "\n") {
+			fmt.Fprintf(b, "    %s\n", l)
+		}
+		return
+	}
+	fmt.Fprintf(b, "✗ %s\n", r.Behaviour.Name)
+	for _, l := range r.Output {
+		fmt.Fprintf(b, "    %s\n", l)
+	}
 }

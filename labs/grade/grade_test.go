@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,7 +34,25 @@ func sampleBehaviours(which string) []grade.Behaviour {
 	missingElsewhere := grade.Behaviour{Name: "MissingElsewhere", Want: "Run to work", Doc: "docs/labs.md#the-path", Test: func(t *testing.T) {
 		<-grade.Go(t, func() { panic(grade.NotImplemented("Reflector.Run")) })
 	}}
+	blocks := grade.Behaviour{Name: "Blocks", Want: "an end", Doc: "docs/labs.md#the-path", Test: func(t *testing.T) {
+		<-make(chan struct{}) // a waiter nobody wakes, outside any bubble
+	}}
+	spins := grade.Behaviour{Name: "Spins", Want: "a Get that waits", Doc: "docs/labs.md#the-path", Test: func(t *testing.T) {
+		spinGet(new(atomic.Bool))
+	}}
+	deadlocks := grade.Behaviour{Name: "Deadlocks", Want: "a Get that wakes", Doc: "docs/labs.md#the-path", Test: func(t *testing.T) {
+		grade.Bubble(t, func(t *testing.T) { waitForever(make(chan struct{})) })
+	}}
+	noisy := grade.Behaviour{Name: "Noisy", Want: "quiet", Doc: "docs/labs.md#the-path", Test: func(t *testing.T) {
+		for i := range 100 {
+			t.Errorf("item-%d missing", i)
+		}
+	}}
 	switch which {
+	case "hangs":
+		return []grade.Behaviour{pass, blocks, spins, deadlocks, fail, pass}
+	case "noisy":
+		return []grade.Behaviour{noisy, pass}
 	case "skeleton":
 		return []grade.Behaviour{missing, missing}
 	case "done":
@@ -41,6 +61,20 @@ func sampleBehaviours(which string) []grade.Behaviour {
 		return []grade.Behaviour{pass, fail, panics, missing, missingElsewhere}
 	}
 }
+
+// spinGet is a Get that never blocks: it polls a flag nobody sets.
+//
+//go:noinline
+func spinGet(ready *atomic.Bool) {
+	for !ready.Load() {
+	}
+}
+
+// waitForever blocks on ch; it is here so a hang's stacks have a frame of
+// this package to show.
+//
+//go:noinline
+func waitForever(ch chan struct{}) { <-ch }
 
 // TestHelperLab is the child process of the tests below: it grades a
 // sample lab only when asked to through the environment.
@@ -52,10 +86,10 @@ func TestHelperLab(t *testing.T) {
 	grade.Lab(t, "0-sample", sampleBehaviours(which))
 }
 
-func runLab(t *testing.T, which string) (string, error) {
+func runLab(t *testing.T, which string, env ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLab$", "-test.v")
-	cmd.Env = append(os.Environ(), "GRADE_SAMPLE="+which)
+	cmd.Env = append(append(os.Environ(), "GRADE_SAMPLE="+which), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -78,8 +112,62 @@ func TestLabReportsScoreAndWhatIsWrong(t *testing.T) {
 	assert.Contains(t, out, "✗ Panics — want: no panic (see docs/labs.md#the-path)")
 	assert.Contains(t, out, "· Missing — not started; want: Queue.Add to work")
 	assert.Contains(t, out, "· MissingElsewhere — not started; want: Run to work", "a goroutine's NotImplemented")
-	assert.Contains(t, out, "2 of 5 behaviours not started")
 	assert.NotContains(t, out, "✗ Passes")
+	assert.Contains(t, out, "✗ Fails\n    grade_test.go:", "the failure's own message, with its line")
+	assert.Contains(t, out, "grade_test.sampleBehaviours", "a panic's stack shows the test's frame")
+	assert.True(t, strings.HasSuffix(out, "0-sample: 1 of 5 behaviours pass (2 not started)\n--- FAIL: TestHelperLab\nFAIL\n") ||
+		strings.Contains(lastGraderLine(out), "1 of 5 behaviours pass"), "the score is the last line the grader prints:\n%s", out)
+}
+
+// lastGraderLine is the last line of out before the testing package's own
+// verdict lines (--- FAIL, FAIL, PASS, ok).
+func lastGraderLine(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if strings.HasPrefix(l, "--- ") || l == "FAIL" || l == "PASS" || strings.HasPrefix(l, "exit status") {
+			continue
+		}
+		return l
+	}
+	return ""
+}
+
+func TestHangingBehavioursFailWithStacksAndGradingGoesOn(t *testing.T) {
+	start := time.Now()
+	out, err := runLab(t, "hangs", "INFORMERLAB_GRADE_WATCHDOG=500ms")
+	require.Error(t, err, "a lab that hung fails:\n%s", out)
+	assert.Less(t, time.Since(start), time.Minute, "the grader did not wait for the hung behaviours")
+	assert.Contains(t, out, "grade: lab=0-sample passed=2 total=6 notstarted=0\n", out)
+	assert.Equal(t, "0-sample: 2 of 6 behaviours pass", lastGraderLine(out))
+	for _, name := range []string{"Blocks", "Spins", "Deadlocks"} {
+		assert.Regexp(t, "(?m)^  ✗ "+name+" — hung; want: ", out)
+	}
+	assert.Contains(t, out, "✗ Blocks did not finish within 500ms (real time). A behaviour that never finishes is usually a waiter nobody wakes")
+	assert.Contains(t, out, "✗ Spins did not finish within 500ms", "a busy loop is caught by the watchdog")
+	assert.Contains(t, out, "grade_test.spinGet", "the spinning goroutine's stack")
+	assert.Contains(t, out, "✗ Deadlocks deadlocked: every goroutine of its synctest bubble was blocked")
+	assert.Contains(t, out, "grade_test.waitForever", "the deadlocked goroutine's stack")
+	assert.NotContains(t, out, "labs/grade.(*grader)", "the grader's own goroutines are not shown")
+	assert.Contains(t, out, "✗ Fails — want: one equals two", "grading went on after the hangs")
+}
+
+func TestStartLinesNameEachBehaviourWhenAsked(t *testing.T) {
+	out, err := runLab(t, "done", "INFORMERLAB_GRADE_PROGRESS=1")
+	require.NoError(t, err, out)
+	assert.Equal(t, 2, strings.Count(out, grade.StartLinePrefix+"Passes\n"), out)
+	out, err = runLab(t, "done")
+	require.NoError(t, err, out)
+	assert.NotContains(t, out, grade.StartLinePrefix)
+}
+
+func TestFailureOutputIsCappedPerBehaviour(t *testing.T) {
+	out, err := runLab(t, "noisy")
+	require.Error(t, err)
+	assert.Contains(t, out, "item-0 missing")
+	assert.NotContains(t, out, "item-99 missing")
+	assert.Contains(t, out, fmt.Sprintf("… and %d more lines", 100-grade.MaxOutputLines))
+	assert.Equal(t, "0-sample: 1 of 2 behaviours pass", lastGraderLine(out))
 }
 
 func TestUntouchedSkeletonScoresZeroAndSkips(t *testing.T) {
@@ -94,7 +182,7 @@ func TestUntouchedSkeletonScoresZeroAndSkips(t *testing.T) {
 	require.NoError(t, err, "an untouched skeleton keeps go test green:\n%s", out)
 	assert.Contains(t, out, "grade: lab=0-sample passed=0 total=2 notstarted=2\n")
 	assert.Contains(t, out, "--- SKIP: TestHelperLab")
-	assert.Contains(t, out, "lab 0-sample not started: 0 of 2 behaviours pass")
+	assert.Equal(t, "0-sample: 0 of 2 behaviours pass (2 not started)", lastGraderLine(out))
 }
 
 func TestFullScorePasses(t *testing.T) {
@@ -164,4 +252,48 @@ func TestBubbleCarriesAPanicOut(t *testing.T) {
 		panic(grade.NotImplemented("Queue.Add"))
 	})
 	t.Fatal("Bubble returned")
+}
+
+// TestHelperHangingGrader stands for a grader that itself hangs: it names
+// a behaviour and then never finishes, watchdog or not.
+func TestHelperHangingGrader(t *testing.T) {
+	if grade.Mutant() == "" {
+		t.Skip("run by TestFailedInChildKillsAGraderThatHangs in a child process")
+	}
+	fmt.Println(grade.StartLinePrefix + "SpinsForever")
+	spinGet(new(atomic.Bool))
+}
+
+func TestFailedInChildKillsAGraderThatHangs(t *testing.T) {
+	start := time.Now()
+	_, err := grade.GradeInChild("TestHelperHangingGrader", "spin", 300*time.Millisecond)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "hung the grader in behaviour SpinsForever")
+	assert.Less(t, time.Since(start), 30*time.Second)
+}
+
+// TestHelperCatalogue grades the sample behaviours as a mutant's lab,
+// or, asked for a catalogue, checks one that expects too much.
+func TestHelperCatalogue(t *testing.T) {
+	switch {
+	case grade.Mutant() != "":
+		grade.Lab(t, "mutant-"+grade.Mutant(), sampleBehaviours("mixed"))
+	case os.Getenv("GRADE_CATALOGUE") != "":
+		grade.CatchesMistakes(t, "TestHelperCatalogue", []grade.Mistake{
+			{Name: "caught", What: "a sample that fails", Catches: []string{"Fails", "Panics"}},
+			{Name: "missed", What: "a sample that passes", Catches: []string{"Fails", "Passes"}},
+		})
+	default:
+		t.Skip("run by TestCatchesMistakesNamesTheBehaviourThatDidNotFail")
+	}
+}
+
+func TestCatchesMistakesNamesTheBehaviourThatDidNotFail(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCatalogue$", "-test.v")
+	cmd.Env = append(os.Environ(), "GRADE_CATALOGUE=1")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "%s", out)
+	assert.Contains(t, string(out), "--- PASS: TestHelperCatalogue/caught")
+	assert.Contains(t, string(out), "--- FAIL: TestHelperCatalogue/missed")
+	assert.Contains(t, string(out), "mutant missed (a sample that passes): expected Passes to fail; failed: [Fails Panics")
 }

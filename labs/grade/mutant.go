@@ -1,11 +1,15 @@
 package grade
 
 import (
-	"bytes"
+	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A suite proves that its behaviours can fail by grading deliberately
@@ -20,9 +24,8 @@ import (
 //		}
 //	}
 //
-//	func TestSuiteCatchesMutants(t *testing.T) {
-//		failed := grade.FailedInChild(t, "TestHelperMutant", "no-dedup")
-//		assert.Contains(t, failed, "AddCollapsesWhileWaiting")
+//	func TestSuiteCatchesEveryMistake(t *testing.T) {
+//		grade.CatchesMistakes(t, "TestHelperMutant", catalogue)
 //	}
 
 const mutantEnv = "INFORMERLAB_GRADE_MUTANT"
@@ -31,27 +34,161 @@ const mutantEnv = "INFORMERLAB_GRADE_MUTANT"
 // when it is not a child started by FailedInChild.
 func Mutant() string { return os.Getenv(mutantEnv) }
 
-// failedLine matches a report line of a failed behaviour.
-var failedLine = regexp.MustCompile(`(?m)^  ✗ (\S+) — `)
+// failedLine matches a report line of a failed behaviour; hungLine one
+// that hung.
+var (
+	failedLine = regexp.MustCompile(`(?m)^  ✗ (\S+) — `)
+	hungLine   = regexp.MustCompile(`(?m)^  ✗ (\S+) — hung; `)
+)
+
+const (
+	// childWatchdog is the watchdog a child process grades with: shorter
+	// than Watchdog, so a catalogue of mutants that hang stays quick.
+	childWatchdog = 5 * time.Second
+	// childLimit is how many watchdogs a child may go without starting a
+	// behaviour before it is killed: its own watchdog should have fired
+	// long before, so the grader itself hangs.
+	childLimit = 3
+)
+
+// childReport is what grading one mutant in a child process found.
+type childReport struct {
+	failed, hung []string
+	// died names the behaviour that was running when the child died
+	// without a report (a fatal error such as "concurrent map writes").
+	died   string
+	output string
+}
 
 // FailedInChild runs the test binary again with only helperTest selected
 // and Mutant() returning mutant, and returns the names of the behaviours
-// its report marks as failed.
+// its report marks as failed (hung ones included). The child grades with
+// a watchdog of a few seconds; if it goes three times that without
+// starting a behaviour, it is killed and the test fails, naming the
+// behaviour that hung the grader.
 func FailedInChild(t *testing.T, helperTest, mutant string) []string {
 	t.Helper()
+	r, err := gradeInChild(helperTest, mutant, childWatchdog)
+	if err != nil {
+		t.Fatalf("mutant %s: %v", mutant, err)
+	}
+	return r.failed
+}
+
+// gradeInChild runs the child, with watchdog as its Watchdog, and reads
+// its report.
+func gradeInChild(helperTest, mutant string, watchdog time.Duration) (childReport, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^"+helperTest+"$", "-test.count=1")
-	cmd.Env = append(os.Environ(), mutantEnv+"="+mutant)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	_ = cmd.Run() // a mutant's grading fails; the report is what counts
-	if !bytes.Contains(out.Bytes(), []byte(ScoreLinePrefix)) {
-		t.Fatalf("mutant %s: no report from the child process:\n%s", mutant, out.String())
+	cmd.Env = append(os.Environ(), mutantEnv+"="+mutant, watchdogEnv+"="+watchdog.String(), progressEnv+"=1")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return childReport{}, err
 	}
-	var failed []string
-	for _, m := range failedLine.FindAllSubmatch(out.Bytes(), -1) {
-		failed = append(failed, string(m[1]))
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		pr.Close()
+		return childReport{}, err
 	}
-	return failed
+	pw.Close()
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		defer pr.Close()
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	var out strings.Builder
+	running := "(none yet)"
+	limit := childLimit * watchdog
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				_ = cmd.Wait() // a mutant's grading fails; the report is what counts
+				r, err := readChildReport(out.String())
+				if err != nil && running != "(none yet)" {
+					return childReport{died: running, output: out.String()}, err
+				}
+				return r, err
+			}
+			out.WriteString(line + "\n")
+			if name, ok := strings.CutPrefix(line, StartLinePrefix); ok {
+				running = name
+				timer.Reset(limit)
+			}
+		case <-timer.C:
+			_ = cmd.Process.Kill()
+			for line := range lines {
+				out.WriteString(line + "\n")
+			}
+			_ = cmd.Wait()
+			return childReport{}, fmt.Errorf("hung the grader in behaviour %s: nothing new for %v, so the child was killed:\n%s",
+				running, limit, out.String())
+		}
+	}
+}
+
+func readChildReport(out string) (childReport, error) {
+	if !strings.Contains(out, "\n"+ScoreLinePrefix+"lab=") {
+		return childReport{}, fmt.Errorf("no report from the child process:\n%s", out)
+	}
+	r := childReport{output: out}
+	for _, m := range failedLine.FindAllStringSubmatch(out, -1) {
+		r.failed = append(r.failed, m[1])
+	}
+	for _, m := range hungLine.FindAllStringSubmatch(out, -1) {
+		r.hung = append(r.hung, m[1])
+	}
+	return r, nil
+}
+
+// CatchesMistakes grades every mistake of a suite's catalogue in a child
+// process (see [FailedInChild]), one subtest each, and fails unless every
+// behaviour the mistake lists in Catches failed for it. helperTest is
+// the suite's helper test that grades the mutant named by [Mutant].
+func CatchesMistakes(t *testing.T, helperTest string, catalogue []Mistake) {
+	t.Helper()
+	names := map[string]bool{}
+	for _, m := range catalogue {
+		if names[m.Name] {
+			t.Errorf("two mistakes are named %s", m.Name)
+		}
+		names[m.Name] = true
+		t.Run(m.Name, func(t *testing.T) {
+			if m.NeedsRace && !raceEnabled {
+				t.Skipf("mutant %s is a data race: run with -race", m.Name)
+			}
+			if len(m.Catches) == 0 {
+				t.Fatalf("mutant %s: Catches names no behaviour", m.Name)
+			}
+			r, err := gradeInChild(helperTest, m.Name, childWatchdog)
+			switch {
+			case r.died != "" && slices.Contains(m.Catches, r.died):
+				// The test binary died in a behaviour that catches the
+				// mistake (a fatal "concurrent map writes" of a store
+				// without a lock): the learner is told it died there.
+				return
+			case err != nil:
+				t.Fatalf("mutant %s (%s): %v", m.Name, m.What, err)
+			}
+			var missed []string
+			for _, want := range m.Catches {
+				if !slices.Contains(r.failed, want) {
+					missed = append(missed, want)
+				}
+			}
+			if len(missed) > 0 {
+				t.Errorf("mutant %s (%s): expected %s to fail; failed: %v, of which hung: %v\n%s",
+					m.Name, m.What, strings.Join(missed, ", "), r.failed, r.hung, r.output)
+			}
+		})
+	}
 }
 
 // A Mistake is one entry of a suite's mutant catalogue: a mistake a learner
@@ -67,4 +204,8 @@ type Mistake struct {
 	// Catches lists the behaviours that must fail for this mutant; each of
 	// them must be reported, not just one.
 	Catches []string
+	// NeedsRace marks a data race (a missing lock): only the race
+	// detector reports it for sure, so CatchesMistakes skips the mistake
+	// in a binary built without -race (where it may crash the grader).
+	NeedsRace bool
 }

@@ -2,6 +2,7 @@ package indexersuite
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,6 +151,9 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				assert.Error(t, idx.Add("not an object"), "Add of a string")
 				assert.Error(t, idx.Update(42), "Update of an int")
 				assert.ElementsMatch(t, []string{"shop/web"}, idx.ListKeys())
+				bare := impl.NewIndexer(indexer.MetaNamespaceKeyFunc, indexer.Indexers{})
+				assert.Error(t, bare.Add("not an object"), "Add of a string to a store without indexes")
+				assert.Empty(t, bare.ListKeys(), "without indexes too, the key's error alone rejects the write")
 			},
 		},
 		{
@@ -325,6 +329,34 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				assert.Error(t, idx.AddIndexers(indexer.Indexers{byApp: indexer.MetaNamespaceIndexFunc}))
 				assertIndex(t, idx, byApp, "web", "shop/web")
 				assertIndex(t, idx, byApp, "shop")
+			},
+		},
+		{
+			Name: "ResultsAreTheCallersOwn",
+			Want: "the slices List, ListKeys, ByIndex and IndexKeys return belong to the caller: later writes to the store do not change them",
+			Doc:  docConcurrn,
+			Test: func(t *testing.T) {
+				idx := newIdx()
+				for _, name := range []string{"a", "b", "c"} {
+					require.NoError(t, idx.Add(obj("shop", name, "web", "1")))
+				}
+				keys := idx.ListKeys()
+				list := idx.List()
+				webKeys, err := idx.IndexKeys(byApp, "web")
+				require.NoError(t, err)
+				webObjs, err := idx.ByIndex(byApp, "web")
+				require.NoError(t, err)
+				wantKeys, wantList := slices.Clone(keys), slices.Clone(list)
+				wantWebKeys, wantWebObjs := slices.Clone(webKeys), slices.Clone(webObjs)
+
+				require.NoError(t, idx.Delete(obj("shop", "a", "", "")))
+				require.NoError(t, idx.Add(obj("shop", "d", "web", "1")))
+				require.NoError(t, idx.Update(obj("shop", "b", "api", "2")))
+
+				assert.Equal(t, wantKeys, keys, "ListKeys' result changed after later writes")
+				assert.Equal(t, wantList, list, "List's result changed after later writes")
+				assert.Equal(t, wantWebKeys, webKeys, "IndexKeys' result changed after later writes")
+				assert.Equal(t, wantWebObjs, webObjs, "ByIndex's result changed after later writes")
 			},
 		},
 		{

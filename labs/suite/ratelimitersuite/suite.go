@@ -1,6 +1,7 @@
 package ratelimitersuite
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -213,6 +214,40 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				}
 				_, err := impl.Bucket(0.5, 1)
 				assert.NoError(t, err, "qps below 1 is fine")
+			},
+		},
+		{
+			Name: "LimitersAreSafeForConcurrentUse",
+			Want: "the exponential, fast-slow and bucket limiters, called from many goroutines at once, neither race (go test -race) nor lose a count",
+			Doc:  docLimiters,
+			Test: func(t *testing.T) {
+				// Real goroutines outside a bubble, so that -race sees
+				// every unguarded access.
+				exp := impl.Exponential(time.Millisecond, time.Second)
+				fs := impl.FastSlow(time.Millisecond, time.Second, 3)
+				bucket, err := impl.Bucket(1000, 10)
+				require.NoError(t, err)
+				const goroutines, calls = 4, 100
+				var dones []<-chan struct{}
+				for g := range goroutines {
+					dones = append(dones, grade.Go(t, func() {
+						item := fmt.Sprintf("item-%d", g%2)
+						for range calls {
+							exp.When(item)
+							exp.NumRequeues(item)
+							fs.When(item)
+							bucket.When(item)
+							exp.Forget("other")
+						}
+					}))
+				}
+				for _, d := range dones {
+					<-d
+				}
+				for _, item := range []string{"item-0", "item-1"} {
+					assert.Equal(t, goroutines/2*calls, exp.NumRequeues(item), "exponential, %s", item)
+					assert.Equal(t, goroutines/2*calls, fs.NumRequeues(item), "fast-slow, %s", item)
+				}
 			},
 		},
 		{

@@ -125,8 +125,37 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			},
 		},
 		{
+			Name: "DoneRequeueWakesWaitingGet",
+			Want: "when Done puts an item added during processing back in line, a Get blocked on the empty queue wakes and returns it",
+			Doc:  docGetDone,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.Add("a")
+					getN(t, q, 1)
+					q.Add("a") // while processing: no item waits, so the next Get blocks
+					got := make(chan string, 1)
+					done := grade.Go(t, func() {
+						item, _ := q.Get()
+						got <- item
+					})
+					synctest.Wait()
+					require.Empty(t, got, "a Get returned while a was still being processed")
+					q.Done("a")
+					synctest.Wait()
+					select {
+					case item := <-got:
+						assert.Equal(t, "a", item)
+					default:
+						t.Error("Done put a back in line, but the Get blocked on the empty queue was not woken")
+					}
+					q.ShutDown()
+					<-done
+				})
+			},
+		},
+		{
 			Name: "DoneWithoutRequeueForgetsItem",
-			Want: "after Done of an item nobody added again, the item is gone; a later Add queues it as new; Done of an unknown item does nothing",
+			Want: "after Done of an item nobody added again, the item is gone; a later Add queues it as new; a stray Done (of an item unknown, or waiting and not handed out) does nothing",
 			Doc:  docGetDone,
 			Test: func(t *testing.T) {
 				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
@@ -139,6 +168,10 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					assert.Equal(t, 0, q.Len())
 					q.Add("a")
 					assert.Equal(t, 1, q.Len())
+					q.Done("a") // a waits; nobody got it
+					assert.Equal(t, 1, q.Len(), "a stray Done of a waiting item queued it again")
+					assert.Equal(t, []string{"a"}, getN(t, q, 1))
+					assert.Equal(t, 0, q.Len(), "a is handed out once")
 				})
 			},
 		},
@@ -206,7 +239,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 		},
 		{
 			Name: "ShutDownWithDrainWaitsForWork",
-			Want: "ShutDownWithDrain returns only when nothing is waiting and every handed-out item is Done",
+			Want: "ShutDownWithDrain shuts the queue down, then returns only when nothing is waiting (queued items too) and every handed-out item is Done",
 			Doc:  docShutDown,
 			Test: func(t *testing.T) {
 				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
@@ -220,13 +253,44 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					})
 					synctest.Wait()
 					require.False(t, drained.Load(), "returned with a in process and b waiting")
+					require.True(t, q.ShuttingDown(), "ShutDownWithDrain shuts the queue down first")
 					q.Done("a")
+					synctest.Wait()
+					require.False(t, drained.Load(), "returned with nothing in process but b still waiting: drain waits for queued items too")
 					assert.Equal(t, []string{"b"}, getN(t, q, 1))
 					synctest.Wait()
 					require.False(t, drained.Load(), "returned with b in process")
 					q.Done("b")
 					<-done
 					assert.True(t, drained.Load())
+					_, shutdown := q.Get()
+					assert.True(t, shutdown, "after the drain, Get reports shutdown")
+				})
+			},
+		},
+		{
+			Name: "ShutDownCancelsADrain",
+			Want: "a ShutDown while ShutDownWithDrain waits cancels the drain: ShutDownWithDrain returns at once, with work still in process",
+			Doc:  docShutDown,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.Add("a")
+					getN(t, q, 1)
+					var drained atomic.Bool
+					done := grade.Go(t, func() {
+						q.ShutDownWithDrain()
+						drained.Store(true)
+					})
+					synctest.Wait()
+					require.False(t, drained.Load(), "returned with a in process")
+					q.ShutDown()
+					synctest.Wait()
+					if !drained.Load() {
+						q.Done("a") // let a drain that ignored ShutDown end
+						<-done
+						t.Fatal("ShutDown did not cancel the drain: it still waited for a's Done")
+					}
+					<-done
 				})
 			},
 		},
@@ -360,14 +424,24 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				for _, d := range workers {
 					<-d
 				}
+				var lost, twice []string
 				for p := range producers {
 					for i := range items {
-						assert.Equal(t, 1, processed[fmt.Sprintf("p%d-%d", p, i)], "p%d-%d", p, i)
+						switch k := fmt.Sprintf("p%d-%d", p, i); {
+						case processed[k] == 0:
+							lost = append(lost, k)
+						case processed[k] > 1:
+							twice = append(twice, k)
+						}
 					}
 				}
 				for i := range 50 {
-					assert.NotZero(t, processed[fmt.Sprintf("item-%d", i)], "item-%d", i)
+					if k := fmt.Sprintf("item-%d", i); processed[k] == 0 {
+						lost = append(lost, k)
+					}
 				}
+				assert.Empty(t, lost, "items added but never processed")
+				assert.Empty(t, twice, "items added once but processed more than once")
 			},
 		},
 	}

@@ -1,5 +1,0 @@
-//go:build !race
-
-package deltafifosuite_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package informersuite_test
-
-const raceEnabled = false

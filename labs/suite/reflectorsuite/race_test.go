@@ -1,5 +1,0 @@
-//go:build race
-
-package reflectorsuite_test
-
-const raceEnabled = true

@@ -143,7 +143,7 @@ func concurrentUse(t *testing.T, impl Impl) {
 		}
 	})
 
-	deadline := time.After(30 * lockWait)
+	deadline := time.After(4 * lockWait)
 	for _, step := range []struct {
 		name string
 		done <-chan struct{}

@@ -16,7 +16,7 @@ import (
 )
 
 // concurrentDeadline bounds, in real time, each wait of concurrentUse.
-const concurrentDeadline = 10 * time.Second
+const concurrentDeadline = 3 * time.Second
 
 // concurrentUse runs an informer outside any synctest bubble, on real
 // goroutines and the real clock: objects are created while handlers are

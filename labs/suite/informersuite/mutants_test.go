@@ -133,7 +133,7 @@ var catalogue = []mutant{
 		impl: learner(mistakes{relistAsAdd: true})},
 	{Mistake: grade.Mistake{Name: "initial-always-false",
 		What:    "OnAdd's isInInitialList is always false",
-		Catches: []string{"InitialListArrivesAsInitialAdds", "LateHandlerGetsTheCacheFirst"}},
+		Catches: []string{"InitialListArrivesAsInitialAdds"}},
 		impl: learner(mistakes{initialAlwaysFalse: true})},
 	{Mistake: grade.Mistake{Name: "initial-always-true",
 		What:    "OnAdd's isInInitialList is always true",

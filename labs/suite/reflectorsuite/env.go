@@ -256,7 +256,7 @@ func (s *recordingStore) writes() []string {
 // without a lock or an atomic is a data race that -race reports. Inside a
 // bubble it would go unseen, since the bubble's goroutines take turns.
 func concurrentReads(t *testing.T, impl Impl) {
-	const deadline = 10 * time.Second
+	const deadline = 3 * time.Second
 	w := world.New(t, "a", "b")
 	lw := &recordingLW{inner: w.CMs}
 	r := impl.New(lw, &recordingStore{objects: map[string]string{}})

@@ -18,5 +18,5 @@ func Example() {
 	// PopHandsOutKeysInArrivalOrder
 	// DeltasAccumulateWithoutMovingInLine
 	// ConsecutiveDeletesCollapse
-	// ... 15 in all
+	// ... 21 in all
 }

@@ -18,5 +18,5 @@ func Example() {
 	// ListReplacesTheStore
 	// WatchStartsAtTheListResourceVersion
 	// WatchEventsReachTheStore
-	// ... 11 in all
+	// ... 17 in all
 }

@@ -18,5 +18,5 @@ func Example() {
 	// CacheHoldsTheListAfterSync
 	// HasSyncedWaitsForTheInitialList
 	// InitialListArrivesAsInitialAdds
-	// ... 11 in all
+	// ... 12 in all
 }

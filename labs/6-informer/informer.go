@@ -26,7 +26,9 @@ func New(lw reflector.ListerWatcher) *Informer {
 
 // AddEventHandler registers handler. Before Run, the handler will get the
 // initial list as OnAdd(obj, true); on a running informer it first gets
-// every cached object as OnAdd(obj, true), then live events.
+// every cached object as OnAdd(obj, true), then live events, and the
+// other handlers get no second copy. It may be called from any goroutine
+// while Run runs.
 func (i *Informer) AddEventHandler(handler informer.ResourceEventHandler) error {
 	panic(grade.NotImplemented("Informer.AddEventHandler"))
 }
@@ -43,7 +45,8 @@ func (i *Informer) Run(ctx context.Context) {
 }
 
 // HasSynced reports whether the initial list has been applied to the
-// cache (the queue's HasSynced).
+// cache (the queue's HasSynced). It is called from other goroutines while
+// Run runs.
 func (i *Informer) HasSynced() bool {
 	panic(grade.NotImplemented("Informer.HasSynced"))
 }

@@ -18,5 +18,5 @@ func Example() {
 	// CreatesTheDeploymentItNames
 	// TheFooControlsItsDeployment
 	// ReplicasDefaultToOne
-	// ... 10 in all
+	// ... 11 in all
 }

@@ -28,7 +28,9 @@ func NewFooReconciler(c *controller.Client) *FooReconciler {
 // finalizer samplecontroller.FinalizerName on it, and when it is being
 // deleted, delete its Deployment and let it go; create the Deployment if
 // it is missing; refuse one the Foo does not control (return an error);
-// scale it; write the status if it changed.
+// scale it; write the status (UpdateStatus: the Foo has a status
+// subresource) if it changed. Return every error you meet, a failed write
+// too: the queue retries the Foo only if Reconcile says it failed.
 func (r *FooReconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	panic(grade.NotImplemented("FooReconciler.Reconcile"))
 }

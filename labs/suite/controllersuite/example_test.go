@@ -21,5 +21,6 @@ func ExampleBehaviours() {
 	// LeavesAForeignDeploymentAlone
 	// KeepsItsFinalizerUntilCleanedUp
 	// DeletingTheFooRemovesItsDeployment
+	// RetriesAfterAFailedWrite
 	// EachFooGetsItsOwnDeployment
 }

@@ -23,9 +23,23 @@ type simple struct {
 	noStatus    bool // never write the Foo's status
 	anyOwner    bool // scale a Deployment whoever controls it
 	noDefault   bool // take a nil spec.replicas as 0
+
+	swallowErrors   bool // a failed write is dropped (Reconcile returns nil), so the queue never retries
+	createEveryTime bool // create the Deployment on every Reconcile; AlreadyExists counts as done
+	statusViaUpdate bool // write the status with Update, which the status subresource ignores
+	nameFromFoo     bool // name the Deployment after the Foo, not spec.deploymentName
+	noScale         bool // set replicas when creating the Deployment, never afterwards
 }
 
 func (r *simple) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	if r.swallowErrors && err != nil {
+		return controller.Result{}, nil
+	}
+	return res, err
+}
+
+func (r *simple) reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	foo := &sc.Foo{}
 	if err := r.c.Get(ctx, req.NamespacedName, foo); err != nil {
 		return controller.Result{}, controller.IgnoreNotFound(err)
@@ -42,8 +56,15 @@ func (r *simple) Reconcile(ctx context.Context, req controller.Request) (control
 	} else if r.noDefault {
 		want = 0
 	}
+	if r.createEveryTime {
+		err := r.c.Create(ctx, r.deploymentFor(foo, want))
+		if !apierrors.IsAlreadyExists(err) {
+			return controller.Result{}, err
+		}
+		return controller.Result{}, nil
+	}
 	dep := &sc.Deployment{}
-	err := r.c.Get(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}, dep)
+	err := r.c.Get(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: r.deploymentName(foo)}, dep)
 	if apierrors.IsNotFound(err) {
 		return controller.Result{}, r.c.Create(ctx, r.deploymentFor(foo, want))
 	}
@@ -53,7 +74,7 @@ func (r *simple) Reconcile(ctx context.Context, req controller.Request) (control
 	if !r.anyOwner && !metav1.IsControlledBy(dep, foo) {
 		return controller.Result{}, fmt.Errorf("deployment %s is not controlled by foo %s", dep.Name, foo.Name)
 	}
-	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != want {
+	if !r.noScale && (dep.Spec.Replicas == nil || *dep.Spec.Replicas != want) {
 		base := dep.DeepCopy()
 		dep.Spec.Replicas = &want
 		if err := r.c.Patch(ctx, dep, controller.MergeFrom(base)); err != nil {
@@ -62,6 +83,9 @@ func (r *simple) Reconcile(ctx context.Context, req controller.Request) (control
 	}
 	if !r.noStatus && foo.Status.AvailableReplicas != dep.Status.AvailableReplicas {
 		foo.Status.AvailableReplicas = dep.Status.AvailableReplicas
+		if r.statusViaUpdate {
+			return controller.Result{}, r.c.Update(ctx, foo)
+		}
 		return controller.Result{}, r.c.UpdateStatus(ctx, foo)
 	}
 	return controller.Result{}, nil
@@ -77,7 +101,7 @@ func (r *simple) cleanup(ctx context.Context, obj controller.Object) error {
 func (r *simple) deploymentFor(foo *sc.Foo, replicas int32) *sc.Deployment {
 	labels := map[string]string{"app": "nginx", "controller": foo.Name}
 	d := &sc.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: foo.Spec.DeploymentName, Namespace: foo.Namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: r.deploymentName(foo), Namespace: foo.Namespace},
 		Spec: sc.DeploymentSpec{
 			Replicas: &replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
@@ -91,4 +115,12 @@ func (r *simple) deploymentFor(foo *sc.Foo, replicas int32) *sc.Deployment {
 		d.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(foo, sc.FooGVK)}
 	}
 	return d
+}
+
+// deploymentName is the name of foo's Deployment.
+func (r *simple) deploymentName(foo *sc.Foo) string {
+	if r.nameFromFoo {
+		return foo.Name
+	}
+	return foo.Spec.DeploymentName
 }

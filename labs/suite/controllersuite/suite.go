@@ -2,6 +2,7 @@ package controllersuite
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,6 +31,7 @@ const (
 	docReconcile = "docs/samplecontroller.md#one-foo-step-by-step"
 	docLevel     = "docs/controller.md#level-versus-edge-triggering"
 	docDeletion  = "docs/controller.md#finalizers"
+	docOutcomes  = "docs/controller.md#the-outcome-table"
 )
 
 // Behaviours returns the graded behaviours of a Foo → Deployment
@@ -183,6 +185,29 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					assert.False(t, fooLeft, "the Foo is still there")
 					_, depLeft := e.deployment(t, "shop-web")
 					assert.False(t, depLeft, "the Deployment is still there")
+				})
+			},
+		},
+		{
+			Name: "RetriesAfterAFailedWrite",
+			Want: "when a write to the API server fails (a 500), Reconcile returns the error and the queue retries until the Foo is done: finalizer, Deployment, status",
+			Doc:  docOutcomes,
+			Test: func(t *testing.T) {
+				before := func(e *env) {
+					e.createFoo(t, "shop", "shop-web", int32p(2))
+					// The controller's first create, update and patch each fail.
+					for _, verb := range []string{"create", "update", "patch"} {
+						require.NoError(t, e.srv.FailNext(verb, 1, http.StatusInternalServerError))
+					}
+				}
+				inBubble(t, before, func(t *testing.T, e *env) {
+					settle()
+					d := e.mustDeployment(t, "shop-web")
+					assert.Equal(t, int32(2), replicas(d))
+					foo, ok := e.foo(t, "shop")
+					require.True(t, ok)
+					assert.Contains(t, foo.Finalizers, sc.FinalizerName)
+					assert.Equal(t, int32(2), foo.Status.AvailableReplicas)
 				})
 			},
 		},

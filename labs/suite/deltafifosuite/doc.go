@@ -10,7 +10,11 @@
 // (DeletedFinalStateUnknown) for every object it no longer lists, whether
 // it was in the consumer's store or still queued; Resync re-delivers idle
 // known objects; HasSynced waits until the initial list has been
-// processed; Pop blocks, and Close wakes it.
+// processed, and answers without the lock, even inside process; Replace
+// is all or nothing and never nests a tombstone; Pop blocks, runs process
+// with the queue locked, and after Close still hands out what is queued.
+// One behaviour runs a producer, a consumer and a HasSynced poller on real
+// goroutines, outside any synctest bubble, so that -race sees them.
 //
 // The consumer's store is informerlab's indexer.Store, and the queue is
 // handed it as a deltafifo.KeyListerGetter, as an informer does. The data

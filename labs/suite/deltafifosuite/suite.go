@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -213,12 +214,13 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				assert.False(t, q.HasSynced(), "initial list queued")
 				pop(t, q)
 				assert.False(t, q.HasSynced(), "one of two processed")
-				var during bool
+				var during, answered bool
 				_, err := q.Pop(func(deltafifo.Deltas, bool) error {
-					during = q.HasSynced()
+					during, answered = hasSyncedWithin(q, lockWait)
 					return nil
 				})
 				require.NoError(t, err)
+				require.True(t, answered, "HasSynced called inside process did not return: it must not wait for the queue's lock")
 				assert.False(t, during, "while the last initial item is being processed")
 				assert.True(t, q.HasSynced(), "after it")
 			},
@@ -266,6 +268,66 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			},
 		},
 		{
+			Name: "HasSyncedDoesNotWaitForTheLock",
+			Want: "HasSynced called inside process (as an informer's handlers do) returns at once: it reads an atomic flag, never the queue's lock",
+			Doc:  docHasSynced,
+			Test: func(t *testing.T) {
+				q, _ := newQueue(t)
+				require.NoError(t, q.Replace([]any{obj("a", "1"), obj("b", "1")}, "1"))
+				var answered bool
+				_, err := q.Pop(func(deltafifo.Deltas, bool) error {
+					_, answered = hasSyncedWithin(q, lockWait)
+					return nil
+				})
+				require.NoError(t, err)
+				assert.True(t, answered, "HasSynced, called inside process, was still waiting after %v: it takes the lock Pop holds", lockWait)
+			},
+		},
+		{
+			Name: "ReplaceIsAllOrNothing",
+			Want: "a Replace whose list holds something that cannot be keyed returns the error and changes nothing: no delta, no tombstone, no initial list",
+			Doc:  docReplace,
+			Test: func(t *testing.T) {
+				q, _ := newQueue(t)
+				assert.Error(t, q.Replace([]any{obj("a", "1"), "not an object", obj("b", "1")}, "1"))
+				assert.Empty(t, q.ListKeys(), "the objects listed before the bad one were queued")
+				assert.False(t, q.HasSynced(), "a failed Replace is not the initial list")
+
+				q, _ = newQueue(t, obj("known", "1"))
+				require.NoError(t, q.Add(obj("queued", "1")))
+				assert.Error(t, q.Replace([]any{obj("listed", "2"), 42}, "2"))
+				assert.Equal(t, []string{"ns/queued"}, q.ListKeys(), "no listed object, no tombstone for the known one")
+				assert.Equal(t, []string{"Added/1"}, pop(t, q).summary())
+			},
+		},
+		{
+			Name: "TombstonesAreNeverNested",
+			Want: "a tombstone always holds the object itself: a key whose newest delta is already a tombstone gets one holding that tombstone's object, never a tombstone in a tombstone",
+			Doc:  docReplace,
+			Test: func(t *testing.T) {
+				stored := obj("gone", "1")
+				q, _ := newQueue(t, stored)
+				require.NoError(t, q.Add(obj("brief", "2")))
+				// Two relists before the consumer pops: the second finds
+				// both keys queued with a tombstone as their newest delta.
+				require.NoError(t, q.Replace(nil, "3"))
+				require.NoError(t, q.Replace(nil, "4"))
+				got := popAll(t, q)
+				for key, wantObj := range map[string]string{"ns/gone": "1", "ns/brief": "2"} {
+					require.Contains(t, got, key)
+					deltas := got[key].deltas
+					last := deltas[len(deltas)-1]
+					require.Equal(t, deltafifo.Deleted, last.Type, "%s: %v", key, got[key].summary())
+					tomb, ok := last.Object.(deltafifo.DeletedFinalStateUnknown)
+					require.True(t, ok, "%s: a tombstone, got %T", key, last.Object)
+					inner, ok := tomb.Obj.(metav1.Object)
+					require.True(t, ok, "%s: the tombstone holds %T, not the object", key, tomb.Obj)
+					assert.Equal(t, wantObj, inner.GetResourceVersion(), key)
+				}
+				assert.Same(t, stored, got["ns/gone"].deltas[0].Object.(deltafifo.DeletedFinalStateUnknown).Obj)
+			},
+		},
+		{
 			Name: "PopBlocksUntilAnAdd",
 			Want: "Pop on an empty queue blocks until something is added, then hands it over",
 			Doc:  docPop,
@@ -307,6 +369,70 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					assert.True(t, errors.Is(e, deltafifo.ErrFIFOClosed), "Pop returned %v", e)
 				})
 			},
+		},
+		{
+			Name: "PopHandsOutWhatIsQueuedAfterClose",
+			Want: "after Close, Pop still hands out every queued key, in order; only a closed and empty queue returns deltafifo.ErrFIFOClosed, at once",
+			Doc:  docPop,
+			Test: func(t *testing.T) {
+				grade.Bubble(t, func(t *testing.T) {
+					q, _ := newQueue(t)
+					require.NoError(t, q.Add(obj("a", "1")))
+					require.NoError(t, q.Add(obj("b", "1")))
+					q.Close()
+					assert.Equal(t, "ns/a", pop(t, q).key)
+					assert.Equal(t, "ns/b", pop(t, q).key)
+					var err atomic.Value
+					done := grade.Go(t, func() {
+						_, e := q.Pop(func(deltafifo.Deltas, bool) error { return nil })
+						err.Store(e)
+					})
+					synctest.Wait()
+					select {
+					case <-done:
+					default:
+						t.Fatal("Pop on a closed, empty queue blocked")
+					}
+					e, _ := err.Load().(error)
+					assert.True(t, errors.Is(e, deltafifo.ErrFIFOClosed), "Pop returned %v", e)
+				})
+			},
+		},
+		{
+			Name: "ProcessRunsWithTheQueueLocked",
+			Want: "process runs with the queue locked: an Add from another goroutine while process runs waits until process has returned",
+			Doc:  docPop,
+			Test: func(t *testing.T) {
+				q, _ := newQueue(t)
+				require.NoError(t, q.Add(obj("a", "1")))
+				var added <-chan struct{}
+				var addedDuring bool
+				_, err := q.Pop(func(deltafifo.Deltas, bool) error {
+					added = grade.Go(t, func() { assert.NoError(t, q.Add(obj("b", "1"))) })
+					// Nothing to wait for but time: a correct queue holds the
+					// Add for as long as process runs.
+					select {
+					case <-added:
+						addedDuring = true
+					case <-time.After(lockWait / 10):
+					}
+					return nil
+				})
+				require.NoError(t, err)
+				select {
+				case <-added:
+				case <-time.After(lockWait):
+					t.Fatalf("the Add was still blocked %v after process returned", lockWait)
+				}
+				assert.False(t, addedDuring, "Add returned while process was running: Pop released the lock before calling process")
+				assert.Equal(t, []string{"ns/b"}, q.ListKeys())
+			},
+		},
+		{
+			Name: "SafeForAProducerAndAConsumer",
+			Want: "a producer (Add, Update, Delete, Replace, Resync), a consumer (Pop) and a HasSynced poller on three goroutines: no data race, and each key's deltas arrive in order",
+			Doc:  docDesign,
+			Test: func(t *testing.T) { concurrentUse(t, impl) },
 		},
 		{
 			Name: "ProcessErrorIsReturned",

@@ -10,8 +10,11 @@
 // that the cache is written before any handler hears of the change; that
 // a deletion only a relist noticed arrives as a DeletedFinalStateUnknown
 // tombstone and the relist's other findings as adds and updates; that a
-// slow handler holds up nobody else; that a late handler gets the cache
-// first; and that cancelling Run stops everything.
+// slow handler holds up nobody else, even 2,000 changes behind; that a late handler gets the cache
+// first; that handlers added from other goroutines while objects change
+// all end with the server's state; and that cancelling Run stops
+// everything. The slow-handler and concurrent behaviours run outside a
+// synctest bubble, on real goroutines, so that -race sees what they do.
 //
 // The informer can be built on informerlab's reflector, deltafifo and
 // indexer: the suite grades the loop and the listeners, not those.

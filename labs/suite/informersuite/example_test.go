@@ -22,5 +22,6 @@ func ExampleBehaviours() {
 	// SlowHandlerDoesNotHoldUpOthers
 	// LateHandlerGetsTheCacheFirst
 	// OneObjectsChangesArriveInOrder
+	// SafeToUseWhileRunning
 	// RunStopsEverything
 }

@@ -57,6 +57,13 @@ func (r *recorder) OnDelete(obj any) {
 	r.note("delete", obj, "delete "+name+" "+rv)
 }
 
+// snapshot returns a copy of the calls logged since the last take.
+func (r *recorder) snapshot() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.log...)
+}
+
 // take returns the calls logged since the last take.
 func (r *recorder) take() []string {
 	r.mu.Lock()

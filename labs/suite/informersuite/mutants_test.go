@@ -1,6 +1,7 @@
 package informersuite_test
 
 import (
+	"log/slog"
 	"sync"
 	"testing"
 
@@ -72,24 +73,125 @@ func (n noTombstones) AddEventHandler(h informer.ResourceEventHandler) error {
 	})
 }
 
-var mutants = map[string]informersuite.Impl{
-	"one-listener": {New: func(lw reflector.ListerWatcher) informersuite.Informer {
-		return &oneListener{Informer: informersuite.Reference.New(lw)}
-	}},
-	"no-tombstones": {New: func(lw reflector.ListerWatcher) informersuite.Informer {
-		return noTombstones{informersuite.Reference.New(lw)}
-	}},
+var quiet = slog.New(slog.DiscardHandler)
+
+// mutant is one entry of the catalogue: a mistake and the wrong informer
+// that makes it.
+type mutant struct {
+	grade.Mistake
+	impl informersuite.Impl
+}
+
+// learner is the learner's informer of learner_test.go with the mistakes m.
+func learner(m mistakes) informersuite.Impl {
+	return informersuite.Impl{New: func(lw reflector.ListerWatcher) informersuite.Informer { return newInf(lw, m) }}
+}
+
+// catalogue is the mistakes a learner plausibly makes in lab 6, reading the
+// README, the skeleton and the hints, and the behaviours that report each.
+// A mistake found later belongs here.
+var catalogue = []mutant{
+	{Mistake: grade.Mistake{Name: "one-listener",
+		What:    "every handler is called from one registration, one after the other: a slow handler holds up the rest, and a late one misses the cache",
+		Catches: []string{"SlowHandlerDoesNotHoldUpOthers", "LateHandlerGetsTheCacheFirst"}},
+		impl: informersuite.Impl{New: func(lw reflector.ListerWatcher) informersuite.Informer {
+			return &oneListener{Informer: informersuite.Reference.New(lw)}
+		}}},
+	{Mistake: grade.Mistake{Name: "no-tombstones",
+		What:    "deletions a relist found are dropped instead of passed on as tombstones",
+		Catches: []string{"MissedDeleteArrivesAsATombstone"}},
+		impl: informersuite.Impl{New: func(lw reflector.ListerWatcher) informersuite.Informer {
+			return noTombstones{informersuite.Reference.New(lw)}
+		}}},
+	{Mistake: grade.Mistake{Name: "late-handler-no-replay",
+		What:    "a handler added to a running informer only hears of changes from then on, never of what is cached",
+		Catches: []string{"LateHandlerGetsTheCacheFirst"}},
+		impl: learner(mistakes{lateNoReplay: true})},
+	{Mistake: grade.Mistake{Name: "replay-to-every-handler",
+		What:    "the cache replay for a late handler is sent through the normal notify path, to every handler",
+		Catches: []string{"LateHandlerGetsTheCacheFirst"}},
+		impl: learner(mistakes{replayToAll: true})},
+	{Mistake: grade.Mistake{Name: "handlers-called-inline",
+		What:    "the process loop calls every handler itself, with no listener goroutines",
+		Catches: []string{"SlowHandlerDoesNotHoldUpOthers"}},
+		impl: learner(mistakes{callHandlersInline: true})},
+	{Mistake: grade.Mistake{Name: "fixed-buffer",
+		What:    "a listener is one goroutine reading a buffered channel of 100: once a slow handler lets it fill, the loop blocks",
+		Catches: []string{"SlowHandlerDoesNotHoldUpOthers"}},
+		impl: learner(mistakes{fixedBuffer: true})},
+	{Mistake: grade.Mistake{Name: "goroutine-per-notification",
+		What:    "a listener calls its handler on a new goroutine for each notification, so calls overtake each other",
+		Catches: []string{"SlowHandlerDoesNotHoldUpOthers"}},
+		impl: learner(mistakes{goPerNotification: true})},
+	{Mistake: grade.Mistake{Name: "old-is-new",
+		What:    "OnUpdate's old object is read from the cache after the cache was updated, so old and new are the same",
+		Catches: []string{"LiveEventsReachHandlersInOrder", "RelistReportsWhatTheWatchMissed"}},
+		impl: learner(mistakes{oldIsNew: true})},
+	{Mistake: grade.Mistake{Name: "relist-as-add",
+		What:    "a Replaced delta is always an OnAdd, even for an object already cached",
+		Catches: []string{"RelistReportsWhatTheWatchMissed"}},
+		impl: learner(mistakes{relistAsAdd: true})},
+	{Mistake: grade.Mistake{Name: "initial-always-false",
+		What:    "OnAdd's isInInitialList is always false",
+		Catches: []string{"InitialListArrivesAsInitialAdds"}},
+		impl: learner(mistakes{initialAlwaysFalse: true})},
+	{Mistake: grade.Mistake{Name: "initial-always-true",
+		What:    "OnAdd's isInInitialList is always true",
+		Catches: []string{"LiveEventsReachHandlersInOrder", "RelistReportsWhatTheWatchMissed"}},
+		impl: learner(mistakes{initialAlwaysTrue: true})},
+	{Mistake: grade.Mistake{Name: "tombstone-unwrapped",
+		What:    "OnDelete gets the object inside a tombstone, so handlers cannot tell a missed deletion from a seen one",
+		Catches: []string{"MissedDeleteArrivesAsATombstone"}},
+		impl: learner(mistakes{unwrapTombstone: true})},
+	{Mistake: grade.Mistake{Name: "queue-never-closed",
+		What:    "Run does not close the queue when its context ends, so the process loop waits in Pop forever and Run never returns",
+		Catches: []string{"RunStopsEverything"}},
+		impl: learner(mistakes{fifoNeverClosed: true})},
+	{Mistake: grade.Mistake{Name: "synced-when-running",
+		What:    "HasSynced is true as soon as Run has started, before the first list succeeded",
+		Catches: []string{"HasSyncedWaitsForTheInitialList"}},
+		impl: learner(mistakes{syncedWhenRunning: true})},
+	{Mistake: grade.Mistake{Name: "listeners-never-stop",
+		What:    "the listeners' goroutines are started without Run's context and never end",
+		Catches: []string{"RunStopsEverything"}},
+		impl: learner(mistakes{listenersIgnoreStop: true})},
+	{Mistake: grade.Mistake{Name: "unguarded-synced",
+		What:    "the loop copies the queue's HasSynced into a plain field, which HasSynced reads without a lock",
+		Catches: []string{"SafeToUseWhileRunning"}, NeedsRace: true},
+		impl: learner(mistakes{unguardedSynced: true})},
 }
 
 func TestHelperMutant(t *testing.T) {
-	if name := grade.Mutant(); name != "" {
-		grade.Lab(t, "mutant-"+name, informersuite.Behaviours(mutants[name]))
+	name := grade.Mutant()
+	if name == "" {
+		return
 	}
+	if name == "learner" {
+		grade.Lab(t, "mutant-learner", informersuite.Behaviours(learner(mistakes{})))
+		return
+	}
+	for _, m := range catalogue {
+		if m.Name == name {
+			grade.Lab(t, "mutant-"+name, informersuite.Behaviours(m.impl))
+			return
+		}
+	}
+	t.Fatalf("no mutant %q", name)
 }
 
-func TestSuiteCatchesBrokenInformers(t *testing.T) {
-	assert.Equal(t, []string{"SlowHandlerDoesNotHoldUpOthers", "LateHandlerGetsTheCacheFirst"},
-		grade.FailedInChild(t, "TestHelperMutant", "one-listener"))
-	assert.Equal(t, []string{"MissedDeleteArrivesAsATombstone"},
-		grade.FailedInChild(t, "TestHelperMutant", "no-tombstones"))
+// TestALearnersInformerPasses: an informer written from the README's
+// hints, not informerlab's, passes every behaviour.
+func TestALearnersInformerPasses(t *testing.T) {
+	assert.Empty(t, grade.FailedInChild(t, "TestHelperMutant", "learner"))
+}
+
+// TestSuiteCatchesEveryMistake grades every mutant of the catalogue, each
+// within the grader's watchdog, and checks that each behaviour its entry
+// names is reported failed.
+func TestSuiteCatchesEveryMistake(t *testing.T) {
+	mistakes := make([]grade.Mistake, len(catalogue))
+	for i, m := range catalogue {
+		mistakes[i] = m.Mistake
+	}
+	grade.CatchesMistakes(t, "TestHelperMutant", mistakes)
 }

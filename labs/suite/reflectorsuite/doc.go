@@ -9,9 +9,12 @@
 // bookmarks) and the recoveries that make an informer trustworthy: a
 // cleanly closed watch resumes from the last resourceVersion without a
 // relist; a 410 Gone (history compacted, or an ERROR event) forces a
-// relist that reveals what the watch missed; a failing list is retried
-// after delays that grow; and Run returns when its context is cancelled,
-// whatever it was doing.
+// relist, after a backoff and at the last resourceVersion, that reveals
+// what the watch missed; a 429 re-watches without a relist; a watch that
+// ends at once is backed off; a failing list is retried after delays that
+// grow; every watch is stopped; LastSyncResourceVersion is read on real
+// goroutines, outside the bubble, so that -race sees an unguarded field;
+// and Run returns when its context is cancelled, whatever it was doing.
 //
 // informerlab's reflector runs this suite in reflector/suite_test.go;
 // labs/5-reflector grades a learner's Reflector with it.

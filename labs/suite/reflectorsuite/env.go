@@ -6,10 +6,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -58,11 +60,47 @@ func (e *env) stop() {
 }
 
 // recordingLW passes every call to fakeapi and records it as
-// "list rv=X" or "watch rv=X".
+// "list rv=X" or "watch rv=X". It hands out every watch wrapped, to see
+// whether the Reflector stops it.
 type recordingLW struct {
 	inner reflector.ListerWatcher
-	mu    sync.Mutex
-	calls []string
+	// endAtOnce makes every watch after the first end as soon as it
+	// opens, with no event: a server or proxy that refuses watches.
+	endAtOnce bool
+
+	mu      sync.Mutex
+	calls   []string
+	watches []*stopRecorder
+	// unstopped lists, for each watch call made while an earlier watch
+	// was still open (not stopped), the call.
+	unstopped []string
+}
+
+// stopRecorder is a watch.Interface that notes whether Stop was called.
+type stopRecorder struct {
+	watch.Interface
+	result  <-chan watch.Event
+	stopped atomic.Bool
+}
+
+func (s *stopRecorder) Stop() {
+	s.stopped.Store(true)
+	s.Interface.Stop()
+}
+
+func (s *stopRecorder) ResultChan() <-chan watch.Event { return s.result }
+
+// openWatches returns how many watches were handed out and not stopped.
+func (l *recordingLW) openWatches() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, w := range l.watches {
+		if !w.stopped.Load() {
+			n++
+		}
+	}
+	return n
 }
 
 // hotLoop is a number of calls no Reflector makes in one behaviour unless
@@ -98,10 +136,38 @@ func (l *recordingLW) List(ctx context.Context, opts metav1.ListOptions) (runtim
 }
 
 func (l *recordingLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if open := l.openWatches(); open > 0 {
+		l.mu.Lock()
+		l.unstopped = append(l.unstopped, fmt.Sprintf("watch rv=%q with %d earlier watch(es) not stopped", opts.ResourceVersion, open))
+		l.mu.Unlock()
+	}
 	if err := l.record(ctx, "watch", opts); err != nil {
 		return nil, err
 	}
-	return l.inner.Watch(ctx, opts)
+	w, err := l.inner.Watch(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	rec := &stopRecorder{Interface: w, result: w.ResultChan()}
+	l.mu.Lock()
+	endAtOnce := l.endAtOnce && len(l.watches) > 0
+	l.watches = append(l.watches, rec)
+	l.mu.Unlock()
+	if endAtOnce {
+		closed := make(chan watch.Event)
+		close(closed)
+		rec.result = closed
+	}
+	return rec, nil
+}
+
+// stopProblems returns the watches opened while an earlier one was still
+// open, and how many are open now.
+func (l *recordingLW) stopProblems() ([]string, int) {
+	open := l.openWatches()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.unstopped...), open
 }
 
 // count returns how many calls of verb were made.
@@ -182,4 +248,51 @@ func (s *recordingStore) writes() []string {
 	out := s.log
 	s.log = nil
 	return out
+}
+
+// concurrentReads runs a Reflector outside any synctest bubble, on real
+// goroutines and the real clock, and reads LastSyncResourceVersion from
+// another goroutine while events arrive: a field written by Run and read
+// without a lock or an atomic is a data race that -race reports. Inside a
+// bubble it would go unseen, since the bubble's goroutines take turns.
+func concurrentReads(t *testing.T, impl Impl) {
+	const deadline = 3 * time.Second
+	w := world.New(t, "a", "b")
+	lw := &recordingLW{inner: w.CMs}
+	r := impl.New(lw, &recordingStore{objects: map[string]string{}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := grade.Go(t, func() { r.Run(ctx) })
+
+	stop := make(chan struct{})
+	reader := grade.Go(t, func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				r.LastSyncResourceVersion()
+			}
+		}
+	})
+	for i := range 20 {
+		w.Create(t, fmt.Sprintf("n%d", i))
+	}
+	want := w.RV()
+	caughtUp := false
+	for end := time.Now().Add(deadline); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if r.LastSyncResourceVersion() == want {
+			caughtUp = true
+			break
+		}
+	}
+	close(stop)
+	<-reader
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(deadline):
+		t.Fatalf("Run did not return within %v of its context being cancelled", deadline)
+	}
+	assert.True(t, caughtUp, "LastSyncResourceVersion is %q after %v, the server is at %s", r.LastSyncResourceVersion(), deadline, want)
 }

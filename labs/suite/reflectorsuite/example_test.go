@@ -18,9 +18,15 @@ func ExampleBehaviours() {
 	// ResourceVersionFollowsEvents
 	// ClosedWatchResumesWithoutRelist
 	// ExpiredResourceVersionRelists
+	// RelistWaitsABackoffAfterExpiry
+	// RelistAsksForTheLastResourceVersion
+	// TooManyRequestsRewatchesWithoutRelist
+	// WatchThatEndsAtOnceIsBackedOff
+	// EveryWatchIsStopped
 	// WatchErrorEventRelists
 	// FailedListIsRetried
 	// BackoffGrowsWhileTheServerIsDown
 	// RunReturnsWhenCancelled
+	// LastSyncResourceVersionIsSafeToRead
 	// BookmarksMoveTheResourceVersion
 }

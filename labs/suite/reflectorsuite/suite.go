@@ -131,7 +131,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					world.Advance(5 * time.Second)
 					e.Create(t, "c")
 					world.Advance(0)
-					lastRV := e.r.LastSyncResourceVersion()
+					lastRV := e.RV()
 					e.Srv.CloseWatches()
 					world.Advance(time.Minute)
 					assert.Equal(t, 1, e.lw.count("list"), "calls: %v", e.lw.all())
@@ -160,6 +160,103 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					assert.Equal(t, 2, e.lw.count("list"), "calls: %v", calls)
 					assert.Contains(t, calls, `watch rv="`+lastRV+`"`, "it tried to resume first")
 					assert.Equal(t, e.View(t), e.store.view(), "the relist revealed the silent writes")
+				})
+			},
+		},
+		{
+			Name: "RelistWaitsABackoffAfterExpiry",
+			Want: "after a 410 Gone the Reflector backs off before it lists again: no relist at the moment of the 410",
+			Doc:  docErrors,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					world.Advance(5 * time.Second)
+					require.NoError(t, e.Silent.Delete(context.Background(), "a", metav1.DeleteOptions{}))
+					e.Srv.Compact()
+					e.Srv.CloseWatches()
+					world.Advance(0)
+					assert.Equal(t, 1, e.lw.count("list"), "relisted at once after the 410: %v", e.lw.all())
+					world.Advance(2 * time.Minute)
+					assert.Equal(t, 2, e.lw.count("list"), "relisted once the backoff was over: %v", e.lw.all())
+					assert.Equal(t, e.View(t), e.store.view())
+				})
+			},
+		},
+		{
+			Name: "RelistAsksForTheLastResourceVersion",
+			Want: "a relist asks for the last resourceVersion seen, not \"0\": a server lagging behind must not take the store back in time",
+			Doc:  docRVs,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					world.Advance(5 * time.Second)
+					e.Create(t, "c")
+					world.Advance(0)
+					lastRV := e.RV()
+					e.Srv.InjectWatchError(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone,
+						Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
+					world.Advance(2 * time.Minute)
+					calls := e.lw.all()
+					require.Equal(t, 2, e.lw.count("list"), "calls: %v", calls)
+					assert.Contains(t, calls, `list rv="`+lastRV+`"`, "the relist, after %s was seen", lastRV)
+				})
+			},
+		},
+		{
+			Name: "TooManyRequestsRewatchesWithoutRelist",
+			Want: "a 429 Too Many Requests, refusing a watch or sent as an ERROR event, makes the Reflector back off and watch again, without listing",
+			Doc:  docErrors,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					world.Advance(5 * time.Second)
+					require.NoError(t, e.Srv.FailNext("watch", 2, http.StatusTooManyRequests))
+					e.Srv.CloseWatches()
+					world.Advance(0)
+					assert.LessOrEqual(t, e.lw.count("watch"), 2, "re-watched at once after a 429: %v", e.lw.all())
+					world.Advance(time.Minute)
+					e.Srv.InjectWatchError(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusTooManyRequests,
+						Reason: metav1.StatusReasonTooManyRequests, Message: "slow down"})
+					world.Advance(0)
+					watches := e.lw.count("watch")
+					world.Advance(time.Minute)
+					assert.Greater(t, e.lw.count("watch"), watches, "watching again after the 429 event: %v", e.lw.all())
+					assert.Equal(t, 1, e.lw.count("list"), "a 429 is no reason to relist: %v", e.lw.all())
+					e.Create(t, "c")
+					world.Advance(0)
+					assert.Equal(t, e.View(t), e.store.view(), "events flow on the new watch")
+				})
+			},
+		},
+		{
+			Name: "WatchThatEndsAtOnceIsBackedOff",
+			Want: "a watch that ends as soon as it opens, every time, is retried after growing delays: a handful of calls in two minutes, not a hot loop",
+			Doc:  docErrors,
+			Test: func(t *testing.T) {
+				prepare := func(e *env) { e.lw.endAtOnce = true }
+				inBubble(t, prepare, ab, func(t *testing.T, e *env) {
+					e.Srv.CloseWatches()
+					world.Advance(2 * time.Minute)
+					calls := len(e.lw.all())
+					assert.GreaterOrEqual(t, calls, 4, "it keeps trying: %v", e.lw.all())
+					assert.LessOrEqual(t, calls, 20, "calls in two minutes against watches that end at once")
+				})
+			},
+		},
+		{
+			Name: "EveryWatchIsStopped",
+			Want: "the Reflector calls Stop on every watch it opened, before it opens the next and when Run returns, however the watch ended",
+			Doc:  docStates,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) {
+					world.Advance(5 * time.Second)
+					e.Srv.CloseWatches()
+					world.Advance(time.Minute)
+					e.Srv.InjectWatchError(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone,
+						Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
+					world.Advance(time.Minute)
+					require.GreaterOrEqual(t, e.lw.count("watch"), 3, "calls: %v", e.lw.all())
+					e.stop()
+					unstopped, open := e.lw.stopProblems()
+					assert.Empty(t, unstopped, "a watch opened while an earlier one was never stopped")
+					assert.Zero(t, open, "watches left unstopped after Run returned")
 				})
 			},
 		},
@@ -246,6 +343,12 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					require.NoError(t, e.Srv.FailNext("list", 0, http.StatusServiceUnavailable))
 				})
 			},
+		},
+		{
+			Name: "LastSyncResourceVersionIsSafeToRead",
+			Want: "LastSyncResourceVersion may be called from any goroutine while Run writes it (no data race: grade with -race) and catches up with the server",
+			Doc:  docRVs,
+			Test: func(t *testing.T) { concurrentReads(t, impl) },
 		},
 		{
 			Name: "BookmarksMoveTheResourceVersion",

@@ -49,18 +49,24 @@ func concurrentUse(t *testing.T, impl Impl) {
 	store := indexer.NewStore(deltafifo.DeletionHandlingMetaNamespaceKeyFunc)
 	q := impl.New(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, store)
 
+	// Two pollers: HasSynced alone, so that nothing it does takes a lock
+	// that would order its reads after Pop's writes and hide a race from
+	// -race; and ListKeys, which must lock.
 	stop := make(chan struct{})
-	poller := grade.Go(t, func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				q.HasSynced()
-				q.ListKeys()
+	poll := func(f func()) <-chan struct{} {
+		return grade.Go(t, func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					f()
+				}
 			}
-		}
-	})
+		})
+	}
+	syncedPoller := poll(func() { q.HasSynced() })
+	keysPoller := poll(func() { q.ListKeys() })
 
 	producer := grade.Go(t, func() {
 		rv := 0
@@ -157,7 +163,8 @@ func concurrentUse(t *testing.T, impl Impl) {
 		}
 	}
 	close(stop)
-	<-poller
+	<-syncedPoller
+	<-keysPoller
 	q.Close()
 	require.True(t, q.HasSynced(), "every key of the first Replace was processed")
 	assert.Empty(t, problems, "deltas out of order")

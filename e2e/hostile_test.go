@@ -10,17 +10,25 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/informerlab/informerlab/client"
+	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/indexer"
+	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/reflector"
 )
 
 // hostileServer answers every request with answer and records, per request,
@@ -223,4 +231,101 @@ func verdict(safe bool) string {
 		return "safe"
 	}
 	return "UNSAFE"
+}
+
+// The attack that takes waiting to show: a server (or a proxy) that accepts a
+// watch request and never sends the response headers. Both informers list
+// the same in-process fakeapi through one HTTP front that leaves each
+// client's first watch unanswered. client-go's reflector waits inside its
+// watch request until the request's own timeout (the watch's timeoutSeconds,
+// 5 to 10 minutes: 5m45s in this run), and its cache does not see the
+// ConfigMap created after the list meanwhile; informerlab's Reflector gives
+// the request up after its IdleTimeout (1 s here), watches again and gets it.
+// Diagram: step 1. client-go: tools/cache.Reflector (the watch request is bounded only by timeoutSeconds)
+func TestHeaderlessWatchSideBySideWithClientGo(t *testing.T) {
+	withWatchList(t, false) // both list, then watch: the watch is what hangs
+	srv := fakeapi.New(fakeapi.Options{})
+	t.Cleanup(srv.Close)
+	var mu sync.Mutex
+	watches := map[string]int{}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") == "true" {
+			agent := strings.SplitN(r.UserAgent(), "/", 2)[0]
+			mu.Lock()
+			watches[agent]++
+			first := watches[agent] == 1
+			mu.Unlock()
+			if first {
+				<-r.Context().Done() // no headers, ever
+				return
+			}
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: front.URL, UserAgent: "client-go-e2e",
+		ContentConfig: rest.ContentConfig{ContentType: "application/json"}})
+	require.NoError(t, err)
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace("default"))
+	theirs := factory.Core().V1().ConfigMaps().Informer()
+	factory.Start(ctx.Done())
+
+	scheme := runtime.NewScheme()
+	require.NoError(t, corev1.AddToScheme(scheme))
+	c, err := client.New(&client.Config{Server: front.URL, UserAgent: "informerlab-e2e", Logger: slog.New(slog.DiscardHandler)}, scheme)
+	require.NoError(t, err)
+	ours := informer.NewSharedIndexInformer(c.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("default"),
+		&corev1.ConfigMap{}, 0, indexer.Indexers{}, informer.WithLogger(slog.New(slog.DiscardHandler)),
+		informer.WithReflectorOptions(reflector.Options{IdleTimeout: time.Second, Logger: slog.New(slog.DiscardHandler)}))
+	oursDone := make(chan struct{})
+	go func() { defer close(oursDone); ours.Run(ctx) }()
+	defer func() { cancel(); <-oursDone; factory.Shutdown() }()
+	syncCtx, syncCancel := context.WithTimeout(ctx, 20*time.Second)
+	defer syncCancel()
+	require.True(t, cache.WaitForCacheSync(syncCtx.Done(), theirs.HasSynced), "client-go's informer listed")
+	require.True(t, informer.WaitForCacheSync(syncCtx, ours), "informerlab's informer listed")
+	waitUntil(t, 10*time.Second, "both informers to send their first watch", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return watches["client-go-e2e"] >= 1 && watches["informerlab-e2e"] >= 1
+	})
+
+	_, err = srv.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("default").Create(ctx, newConfigMapObject("after-the-list"), metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	waitUntil(t, 20*time.Second, "informerlab's cache to get the ConfigMap", func() bool {
+		_, ok, _ := ours.GetIndexer().GetByKey("default/after-the-list")
+		return ok
+	})
+	_, theirsHas, _ := theirs.GetIndexer().GetByKey("default/after-the-list")
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("watch requests: client-go %d, informerlab %d; client-go's cache has the ConfigMap: %v",
+		watches["client-go-e2e"], watches["informerlab-e2e"], theirsHas)
+	assert.False(t, theirsHas, "client-go v0.37 waits for the headers until the watch's timeout (if this changes, client-go caught up)")
+	assert.Equal(t, 1, watches["client-go-e2e"], "client-go never sent a second watch")
+	assert.GreaterOrEqual(t, watches["informerlab-e2e"], 2, "informerlab gave the silent request up and watched again")
+}
+
+// newConfigMapObject is an unstructured ConfigMap in default.
+func newConfigMapObject(name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("ConfigMap")
+	u.SetNamespace("default")
+	u.SetName(name)
+	return u
+}
+
+// waitUntil polls cond until it holds, failing the test after d.
+func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "timed out after %v waiting for %s", d, what)
+		time.Sleep(10 * time.Millisecond) // real sockets: poll with a deadline
+	}
 }

@@ -100,7 +100,7 @@
 //   - IdleTimeout, from kube-rs's watcher: a watch on which nothing at all
 //     arrives for three minutes (three missed bookmarks) is re-opened, and so is
 //     a watch request whose answer never starts. client-go trusts the connection
-//     until the server's watch timeout, and waits for response headers forever.
+//     until the server's watch timeout, and waits for response headers as long.
 //   - A streaming list whose stream ends, or goes idle, before the
 //     initial-events-end bookmark falls back to a list instead of retrying the
 //     stream forever.

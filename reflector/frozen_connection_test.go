@@ -80,7 +80,7 @@ func TestOverHTTP2AFrozenConnectionIsDroppedAndTheReflectorRecovers(t *testing.T
 // the cache would freeze at the list. The idle clock runs from the moment the
 // request is sent, so after IdleTimeout the request is abandoned and a new
 // watch goes out; this one is answered, and the change made meanwhile arrives.
-// Diagram: step 1. client-go: none (client-go waits for the headers forever).
+// Diagram: step 1. client-go: none (client-go waits for the headers until the watch's timeoutSeconds).
 func TestOverHTTPAWatchWhoseHeadersNeverComeIsSentAgain(t *testing.T) {
 	srv := fakeapi.New(fakeapi.Options{BookmarkInterval: 100 * time.Millisecond})
 	t.Cleanup(srv.Close)

@@ -64,7 +64,7 @@ func TestIdleTimeoutOption(t *testing.T) {
 // the same idle timeout as a silent watch: the request is cancelled and a new
 // watch is sent from the same resourceVersion, without a relist. Without this
 // the Reflector would wait inside Watch forever and the cache would freeze.
-// Diagram: step 1. client-go: none (client-go waits for the headers forever)
+// Diagram: step 1. client-go: none (client-go waits for the headers until the watch's own timeoutSeconds, 5-10 minutes)
 func TestWatchRequestWithNoAnswerIsAbandonedAfterIdleTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := start(t, reflector.Options{IdleTimeout: 30 * time.Second})

@@ -48,6 +48,10 @@
 // then receives live events through a bounded queue drained by one goroutine
 // per watch (watch.go). A watch whose queue fills up is cut off, never
 // blocking writers; it must re-watch, like a client of the real server.
+// Lists and watches may ask for a shard: shardSelector, hash ranges of the
+// objects' uid or namespace, served as kube-apiserver serves it with the
+// ShardedListAndWatch gate on (shard_selector.go); Options.IgnoreShardSelector
+// serves it as a server with the gate off does, by ignoring it.
 //
 // Schemas come from Go types: fakeapi's models of its built-in kinds,
 // [ResourceInfo].Object, or Options.Scheme. From them the server publishes

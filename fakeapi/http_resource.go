@@ -221,6 +221,9 @@ func wireList(r *resource, lr *listResult) map[string]any {
 	if lr.remaining != nil {
 		md["remainingItemCount"] = *lr.remaining
 	}
+	if lr.shardInfo != "" {
+		md["shardInfo"] = map[string]any{"selector": lr.shardInfo}
+	}
 	return map[string]any{"kind": r.info.ListKind, "apiVersion": r.apiVersion(), "metadata": md, "items": items}
 }
 

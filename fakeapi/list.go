@@ -38,6 +38,9 @@ type listResult struct {
 	rv        uint64
 	cont      string
 	remaining *int64
+	// shardInfo echoes the shard selector, in canonical form, on a
+	// filtered list of a built-in kind; "" otherwise (shard_selector.go).
+	shardInfo string
 }
 
 // continueToken is the opaque continue value, base64url JSON as on the real
@@ -146,11 +149,11 @@ func validateListOptions(opts metav1.ListOptions) error {
 }
 
 func (s *Server) list(r *resource, ns string, opts metav1.ListOptions) (*listResult, error) {
-	if err := validateListOptions(opts); err != nil {
+	sel, err := newSelector(r, ns, opts, s.opts.IgnoreShardSelector)
+	if err != nil {
 		return nil, err
 	}
-	sel, err := newSelector(r, ns, opts)
-	if err != nil {
+	if err := validateListOptions(opts); err != nil {
 		return nil, err
 	}
 	limit := max(opts.Limit, 0)
@@ -211,7 +214,7 @@ func (s *Server) list(r *resource, ns string, opts metav1.ListOptions) (*listRes
 		}
 	}
 	sort.Strings(keys)
-	res := &listResult{rv: snapRV, items: []*unstructured.Unstructured{}}
+	res := &listResult{rv: snapRV, items: []*unstructured.Unstructured{}, shardInfo: shardInfo(r, sel)}
 	for i, k := range keys {
 		o := snap[k]
 		if !sel.matches(o) {

@@ -120,6 +120,16 @@ func (s *Server) outputList(r *resource, lr *listResult, typed bool) (runtime.Ob
 	lm.SetResourceVersion(formatRV(lr.rv))
 	lm.SetContinue(lr.cont)
 	lm.SetRemainingItemCount(lr.remaining)
+	if lr.shardInfo != "" {
+		switch l := list.(type) {
+		case *unstructured.UnstructuredList:
+			l.Object["metadata"].(map[string]any)["shardInfo"] = map[string]any{"selector": lr.shardInfo}
+		default:
+			if li, ok := lm.(interface{ SetShardInfo(*metav1.ShardInfo) }); ok {
+				li.SetShardInfo(&metav1.ShardInfo{Selector: lr.shardInfo})
+			}
+		}
+	}
 	return list, nil
 }
 

@@ -3,20 +3,27 @@ package fakeapi
 import (
 	"fmt"
 
+	"net/http"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/sharding"
+
+	"github.com/informerlab/informerlab/internal/shardselector"
 )
 
-// selector is what a list or a watch asks for: a namespace ("" = all) and
-// label and field selectors.
+// selector is what a list or a watch asks for: a namespace ("" = all),
+// label and field selectors, and a shard selector (hash ranges of uid or
+// namespace; shard_selector.go).
 type selector struct {
 	res    *resource
 	ns     string
 	labels labels.Selector
 	fields fields.Selector
+	shard  sharding.Selector
 }
 
 // extraFields are the field-selector fields a resource supports beyond
@@ -28,10 +35,22 @@ var extraFields = map[string][]string{
 	"namespaces": {"status.phase"},
 }
 
-func newSelector(r *resource, ns string, opts metav1.ListOptions) (selector, error) {
-	sel := selector{res: r, ns: ns, labels: labels.Everything(), fields: fields.Everything()}
+// newSelector reads a request's selectors. ignoreShard drops the shard
+// selector unread, as a server without the ShardedListAndWatch gate does.
+func newSelector(r *resource, ns string, opts metav1.ListOptions, ignoreShard bool) (selector, error) {
+	sel := selector{res: r, ns: ns, labels: labels.Everything(), fields: fields.Everything(), shard: sharding.Everything()}
 	if !r.info.Namespaced {
 		sel.ns = ""
+	}
+	if opts.ShardSelector != "" && !ignoreShard {
+		// The real server reads the shard selector while it decodes the
+		// query, before anything else, and answers a bad one with a bare
+		// 500: no reason, the parser's words after "invalid shard selector: ".
+		sh, err := shardselector.Parse(opts.ShardSelector)
+		if err != nil {
+			return sel, errStatus(http.StatusInternalServerError, "", "invalid shard selector: "+err.Error())
+		}
+		sel.shard = sh
 	}
 	if opts.LabelSelector != "" {
 		ls, err := labels.Parse(opts.LabelSelector)
@@ -72,7 +91,9 @@ func supportsField(r *resource, f string) bool {
 
 // filtering reports whether the selector narrows beyond the namespace, in
 // which case the count of remaining items is unknown (as on the real server).
-func (sel selector) filtering() bool { return !sel.labels.Empty() || !sel.fields.Empty() }
+func (sel selector) filtering() bool {
+	return !sel.labels.Empty() || !sel.fields.Empty() || !sel.shard.Empty()
+}
 
 func (sel selector) matches(u *unstructured.Unstructured) bool {
 	if u == nil {
@@ -83,6 +104,9 @@ func (sel selector) matches(u *unstructured.Unstructured) bool {
 	}
 	if !sel.labels.Matches(labels.Set(u.GetLabels())) {
 		return false
+	}
+	if in, err := sel.shard.Matches(u); err != nil || !in {
+		return false // err: a key the parser does not accept, which cannot happen
 	}
 	if sel.fields.Empty() {
 		return true

@@ -68,6 +68,13 @@ type Options struct {
 	// MaxRequestBodyBytes bounds HTTP request bodies (413 beyond it).
 	// 0 means DefaultMaxRequestBodyBytes.
 	MaxRequestBodyBytes int64
+
+	// IgnoreShardSelector makes lists and watches drop their shardSelector
+	// unread and answer with every object, as a kube-apiserver without the
+	// ShardedListAndWatch feature gate (alpha, off by default) does. Off,
+	// the server filters by it as one with the gate on does
+	// (shard_selector.go).
+	IgnoreShardSelector bool
 }
 
 // Server is an in-memory Kubernetes API server: storage with one global

@@ -49,11 +49,11 @@ func validateWatchOptions(opts metav1.ListOptions) error {
 
 // watch opens a watch. typed selects typed objects in its events.
 func (s *Server) watch(ctx context.Context, r *resource, ns string, opts metav1.ListOptions, typed bool) (*watcher, error) {
-	if err := validateWatchOptions(opts); err != nil {
+	sel, err := newSelector(r, ns, opts, s.opts.IgnoreShardSelector)
+	if err != nil {
 		return nil, err
 	}
-	sel, err := newSelector(r, ns, opts)
-	if err != nil {
+	if err := validateWatchOptions(opts); err != nil {
 		return nil, err
 	}
 	var n uint64

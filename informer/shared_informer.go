@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/informerlab/informerlab/deltafifo"
 	"github.com/informerlab/informerlab/indexer"
+	"github.com/informerlab/informerlab/internal/shardselector"
 	"github.com/informerlab/informerlab/reflector"
 )
 
@@ -85,6 +87,16 @@ type SharedIndexInformer interface {
 	// ("" before Run). It runs ahead of the cache: changes up to it may still
 	// be queued.
 	LastSyncResourceVersion() string
+
+	// SetShardSelector makes the informer cache one shard of the resource:
+	// the objects whose FNV-1a-64 hash of uid (or namespace) is in the
+	// expression's ranges (see [reflector.Reflector.SetShardSelector]). On
+	// a running informer the watch ends and the Reflector relists with the
+	// new selector: objects that left the shard reach the handlers as
+	// OnDelete (a DeletedFinalStateUnknown), objects that joined as OnAdd.
+	// "" caches every object. An expression that does not parse is refused
+	// and changes nothing.
+	SetShardSelector(expr string) error
 }
 
 // sharedIndexInformer is the SharedIndexInformer.
@@ -385,6 +397,23 @@ func (s *sharedIndexInformer) IsStopped() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stopped
+}
+
+func (s *sharedIndexInformer) SetShardSelector(expr string) error {
+	s.mu.Lock()
+	r := s.reflector
+	if r == nil {
+		defer s.mu.Unlock()
+		if expr != "" {
+			if _, err := shardselector.Parse(expr); err != nil {
+				return fmt.Errorf("informer: invalid shard selector %q: %w", expr, err)
+			}
+		}
+		s.opts.reflector.ShardSelector = expr
+		return nil
+	}
+	s.mu.Unlock()
+	return r.SetShardSelector(expr)
 }
 
 func (s *sharedIndexInformer) LastSyncResourceVersion() string {

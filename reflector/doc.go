@@ -62,7 +62,9 @@
 //	                                        window has passed), closed within 1s with no event
 //	                                        ("very short watch"), or a resync failed;
 //	                                        or a watch could not be opened for any other
-//	                                        reason (that error goes to the WatchErrorHandler)
+//	                                        reason (that error goes to the WatchErrorHandler);
+//	                                        or SetShardSelector changed the shard (Run then
+//	                                        relists with no delay; shard.go)
 //	watching -> stopped                     context cancelled
 //	backing off to re-watch -> watching     delay elapsed
 //	backing off to re-watch -> watch-listing   delay elapsed (streaming list)
@@ -93,6 +95,9 @@
 //     left running. LastSyncResourceVersion is safe to call concurrently.
 //   - With Options.MetricsProvider, every list and watch request, relist and
 //     watch restart is counted, and the last resourceVersion recorded.
+//   - With Options.ShardSelector, the Store holds only the shard's objects,
+//     whether or not the server filters (shard.go); SetShardSelector is safe
+//     to call concurrently and is followed by a relist with the new selector.
 //
 // # Differences from client-go
 //
@@ -106,6 +111,8 @@
 //     stream forever.
 //   - MinWatchTimeout is honoured at any value; client-go ignores values below
 //     five minutes.
+//   - Sharded lists and watches (Options.ShardSelector, SetShardSelector):
+//     client-go v0.37.2 has no sharded Reflector.
 //   - No optional Store interfaces (bookmark and resourceVersion updaters), no
 //     data consistency detector.
 //   - List runs on the calling goroutine: a ListerWatcher must honour its

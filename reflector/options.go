@@ -95,6 +95,15 @@ type Options struct {
 	// that, the Reflector falls back to a List.
 	UseWatchList bool
 
+	// ShardSelector, when set, makes the Reflector cache one shard of the
+	// resource: the objects whose FNV-1a-64 hash of uid (or namespace) is
+	// in the expression's ranges, for example
+	// "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')".
+	// Lists and watches send it to the server and re-check its answers on
+	// the client (shard.go); [Reflector.SetShardSelector] changes it while
+	// the Reflector runs. One that does not parse makes every list fail.
+	ShardSelector string
+
 	// MetricsProvider, if set, makes the Reflector record list and watch
 	// requests, relists, watch restarts and its last resourceVersion (see
 	// [MetricsProvider]), under its Name. Nil records nothing.

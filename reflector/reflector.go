@@ -54,6 +54,19 @@ type Reflector struct {
 	// relist. Only the goroutine running ListAndWatch touches it.
 	cycles int
 
+	// listedShard is the shard selector of the last list: the Store holds
+	// its objects, and watches carry it. clientSideFilterLogged records
+	// that the fallback has been logged. Only the goroutine running
+	// ListAndWatch touches them.
+	listedShard            shard
+	clientSideFilterLogged bool
+	// relistAtOnce tells Run that ListAndWatch returned for a change of
+	// shard selector: relist without a backoff delay. Only the goroutine
+	// running Run and ListAndWatch touches it.
+	relistAtOnce bool
+	// shardChanged wakes the watch when SetShardSelector changes shard.
+	shardChanged chan struct{}
+
 	// observe, when set (by tests), is told about every transition.
 	observe func(from, to state, cause string)
 
@@ -69,6 +82,8 @@ type Reflector struct {
 	badTransition                      string // first transition not in transitions
 	backoff                            *backoffTimer
 	resyncRunning                      bool
+	// shard is the shard selector to list and watch with (shard.go).
+	shard shard
 }
 
 // New returns a Reflector that fills store from lw. expectedType is an example
@@ -98,7 +113,11 @@ func New(lw ListerWatcher, expectedType runtime.Object, store Store, opts Option
 		store: store,
 		opts:  opts,
 		rand:  rand.Float64,
+
+		shardChanged: make(chan struct{}, 1),
 	}
+	r.shard.expr = opts.ShardSelector
+	r.shard.sel, r.shard.err = parseShard(opts.ShardSelector)
 	r.expectedType, r.expectedGVK, r.typeDescription = describeType(expectedType)
 	r.logger = opts.Logger.With(slog.String("reflector", r.name), slog.String("type", r.typeDescription))
 	r.backoff = newBackoffTimer(opts.Backoff, func() float64 { return r.rand() })
@@ -153,7 +172,12 @@ func (r *Reflector) Run(ctx context.Context) {
 			return
 		}
 		// State: backing off to relist (entered by ListAndWatch on its way out).
-		delay := r.nextDelay()
+		// A change of shard selector is no failure: relist at once.
+		delay := time.Duration(0)
+		if !r.relistAtOnce {
+			delay = r.nextDelay()
+		}
+		r.relistAtOnce = false
 		r.logger.Debug("reflector: backing off before relisting", "delay", delay)
 		if !sleep(ctx, delay) {
 			r.stopped()

@@ -25,12 +25,19 @@ func (r *Reflector) watch(ctx context.Context, c *cycle) transition {
 	startRV := r.LastSyncResourceVersion()
 	w := c.handoff
 	c.handoff = nil
+	if r.shardStale() {
+		if w != nil {
+			w.Stop()
+		}
+		return r.afterWatch(errShardSelectorChanged, c)
+	}
 	if w == nil {
 		timeout := r.watchTimeoutSeconds()
 		opts := metav1.ListOptions{
 			ResourceVersion:     startRV,
 			TimeoutSeconds:      &timeout,
 			AllowWatchBookmarks: true,
+			ShardSelector:       r.listedShard.expr,
 		}
 		var err error
 		w, err = r.openWatch(ctx, opts)
@@ -71,6 +78,10 @@ func (r *Reflector) afterWatch(err error, c *cycle) transition {
 			cause: fmt.Sprintf("watch ended; re-watching from resourceVersion %q", rv)}
 	case errors.Is(err, errStopRequested):
 		return transition{to: stateStopped, cause: "context cancelled while watching"}
+	case errors.Is(err, errShardSelectorChanged):
+		r.relistAtOnce = true
+		return transition{to: stateRelistBackoff,
+			cause: fmt.Sprintf("shard selector changed to %q; relisting at once", r.ShardSelector())}
 	case errors.Is(err, errIdleTimeout):
 		r.logger.Info("reflector: watch silent for too long; re-watching",
 			"idleTimeout", r.opts.IdleTimeout, "resourceVersion", rv)
@@ -121,6 +132,10 @@ func (r *Reflector) handleWatch(ctx context.Context, w watch.Interface, start ti
 			return fmt.Errorf("reflector: resync failed: %w", err)
 		case <-idle.c():
 			return errIdleTimeout
+		case <-r.shardChanged:
+			if r.shardStale() {
+				return errShardSelectorChanged
+			}
 		case ev, ok := <-w.ResultChan():
 			if !ok {
 				if events == 0 && time.Since(start) < time.Second {
@@ -136,7 +151,9 @@ func (r *Reflector) handleWatch(ctx context.Context, w watch.Interface, start ti
 			if !ok {
 				continue
 			}
-			r.apply(ev)
+			if ev.Type == watch.Bookmark || r.inShard(ev.Object) {
+				r.apply(ev)
+			}
 			if !record && ev.Type != watch.Added {
 				record = true
 			}

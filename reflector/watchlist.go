@@ -31,10 +31,15 @@ import (
 // ends or goes silent before the bookmark — falls back to a plain list,
 // because making progress matters more than the cheaper path.
 func (r *Reflector) watchList(ctx context.Context, c *cycle) transition {
+	r.listedShard = r.currentShard()
+	if err := r.listedShard.err; err != nil {
+		return transition{to: stateRelistBackoff, cause: err.Error(), err: err}
+	}
 	rv := r.rewatchResourceVersion()
 	timeout := r.watchTimeoutSeconds()
 	sendInitialEvents := true
 	opts := metav1.ListOptions{
+		ShardSelector:        r.listedShard.expr,
 		ResourceVersion:      rv,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 		SendInitialEvents:    &sendInitialEvents,
@@ -64,6 +69,7 @@ func (r *Reflector) watchList(ctx context.Context, c *cycle) transition {
 		return r.afterWatchListFailure(err, rv, c)
 	}
 	r.setResourceVersionUnavailable(false)
+	items = r.filterShard(items)
 
 	// Step 2 (add objects): the streamed snapshot replaces what the Store holds.
 	if err := r.store.Replace(items, endRV); err != nil {

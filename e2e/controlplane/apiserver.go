@@ -55,6 +55,10 @@ func apiserverArgs(dir string, port int, etcdURL string, p *pki, compaction time
 		// single open watch holds the shutdown for a minute: the HTTP server
 		// waits for every connection to go idle, and a watch never does.
 		"--shutdown-watch-termination-grace-period=1s",
+		// Serve shardSelector on list and watch (alpha, off by default):
+		// sharded informers ask for a hash range of uids, and the server
+		// filters for them.
+		"--feature-gates=ShardedListAndWatch=true",
 	}
 	return append(args, extra...)
 }

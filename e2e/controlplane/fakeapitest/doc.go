@@ -27,6 +27,13 @@
 //   - timeoutSeconds: negative, or so large that the server's arithmetic
 //     wraps around, ends the watch at once with 200 and no event; beyond
 //     int64 it is 400.
+//   - Shard selectors (ShardedListAndWatch, on in this control plane;
+//     shard_test.go): 40 ConfigMaps and 20 Foos, listed and watched as the
+//     two halves of the uid hash range; on each server each half holds
+//     exactly the objects whose uid hashes into it, ConfigMap lists echo the
+//     selector in metadata.shardInfo and Foo lists carry none, and a bad
+//     selector is a 500 with no reason and the same message, on list and on
+//     watch.
 //   - Well-formed requests both accept.
 //
 // A row where the two may differ says why, in the test and in

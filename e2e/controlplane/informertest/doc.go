@@ -20,7 +20,13 @@
 // the notifications it got; no handler ever got an inconsistent notification.
 // The test logs the relists, tombstones and events it saw.
 //
+// Sharded informers (shard_test.go), with ShardedListAndWatch on: an informer
+// of ConfigMaps and one of Foos cache exactly the low half of the uid hash
+// range; switched to the high half, each relists, and its handler is told of
+// every object that left (OnDelete) and joined (OnAdd).
+//
 // TestMain starts one control plane for the package (testenv.Main).
 //
 // Run with: cd e2e/controlplane && go test -race ./informertest -run Converges -v
+// and: cd e2e/controlplane && go test -race ./informertest -run TestShardedInformerOnKubeAPIServer -v
 package informertest

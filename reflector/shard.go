@@ -1,0 +1,141 @@
+package reflector
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/sharding"
+
+	"github.com/informerlab/informerlab/internal/shardselector"
+)
+
+// A sharded Reflector caches one share of a resource: the objects whose
+// FNV-1a-64 hash of uid (or namespace) falls in the hash ranges of its shard
+// selector (Options.ShardSelector, the wire expression
+// "shardRange(object.metadata.uid, '0x…', '0x…') || …").
+//
+//  1. Every list and every watch carries the selector, so a server with
+//     ShardedListAndWatch on sends only the shard's objects.
+//  2. What comes back is checked again on the client with the same hash
+//     (apimachinery's sharding.Selector): objects outside the shard are
+//     dropped before the Store sees them. Against a server that filtered,
+//     this drops nothing; against one that ignores the selector (the gate
+//     off), it is what keeps the cache to its share, and the Reflector says
+//     so once in the log. The check is always made, because the server's
+//     answer does not say reliably whether it filtered: a list of a
+//     built-in kind echoes the selector in metadata.shardInfo, but a list
+//     of a custom resource never does, filtered or not.
+//  3. SetShardSelector changes the selector while the Reflector runs: the
+//     open watch ends and the Reflector relists at once, without backoff,
+//     with the new selector. Store.Replace then does the bookkeeping: an
+//     object that left the shard is missing from the new list and becomes a
+//     Deleted delta, one that joined becomes an Added.
+//
+// A uid and a namespace never change, so an object never moves between
+// shards on its own: only a change of selector moves it.
+
+// errShardSelectorChanged ends a watch whose selector is no longer the
+// Reflector's.
+var errShardSelectorChanged = errors.New("reflector: shard selector changed")
+
+// shard is one shard selector: the expression sent to the server, the
+// parsed form that re-checks answers, and a generation that counts changes.
+type shard struct {
+	expr string
+	sel  sharding.Selector // nil when expr is ""
+	gen  uint64
+	err  error // an Options.ShardSelector that does not parse
+}
+
+// parseShard reads expr; "" is no selector.
+func parseShard(expr string) (sharding.Selector, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	sel, err := shardselector.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("reflector: invalid shard selector %q: %w", expr, err)
+	}
+	return sel, nil
+}
+
+// SetShardSelector changes the shard the Reflector caches (see the comment at
+// the top of shard.go): the running watch ends, and the Reflector relists at
+// once with expr. "" caches every object. An expression that does not parse
+// is refused with an error and changes nothing; setting the current one again
+// does nothing. Safe for concurrent use, while Run runs or not.
+func (r *Reflector) SetShardSelector(expr string) error {
+	sel, err := parseShard(expr)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	if r.shard.expr == expr && r.shard.err == nil {
+		r.mu.Unlock()
+		return nil
+	}
+	r.shard = shard{expr: expr, sel: sel, gen: r.shard.gen + 1}
+	r.mu.Unlock()
+	select {
+	case r.shardChanged <- struct{}{}:
+	default: // a wake-up is already pending; the watch reads the newest selector
+	}
+	r.logger.Info("reflector: shard selector changed; relisting", "shardSelector", expr)
+	return nil
+}
+
+// ShardSelector returns the shard selector the Reflector caches, "" for none.
+// Safe for concurrent use.
+func (r *Reflector) ShardSelector() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.shard.expr
+}
+
+// currentShard returns the Reflector's selector as it is now.
+func (r *Reflector) currentShard() shard {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.shard
+}
+
+// shardStale reports whether the selector has changed since the last list.
+func (r *Reflector) shardStale() bool {
+	return r.currentShard().gen != r.listedShard.gen
+}
+
+// inShard reports whether obj belongs to the shard the Store was listed with
+// (always, without a selector). The first object the server sent from
+// outside the shard is logged: the server does not filter.
+func (r *Reflector) inShard(obj runtime.Object) bool {
+	sel := r.listedShard.sel
+	if sel == nil {
+		return true
+	}
+	in, err := sel.Matches(obj)
+	if err == nil && in {
+		return true
+	}
+	if !r.clientSideFilterLogged {
+		r.clientSideFilterLogged = true
+		r.logger.Warn("reflector: the server ignored the shard selector (is ShardedListAndWatch off?); filtering on the client",
+			slog.String("shardSelector", r.listedShard.expr), slog.String("object", objectName(obj)))
+	}
+	return false
+}
+
+// filterShard keeps the items of a list that belong to the shard.
+func (r *Reflector) filterShard(items []any) []any {
+	if r.listedShard.sel == nil {
+		return items
+	}
+	kept := items[:0]
+	for _, it := range items {
+		if o, ok := it.(runtime.Object); ok && r.inShard(o) {
+			kept = append(kept, it)
+		}
+	}
+	return kept
+}

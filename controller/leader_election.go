@@ -106,16 +106,26 @@ func newLeaderElector(opts LeaderElectionOptions, logger *slog.Logger) (*leaderE
 		return nil, fmt.Errorf("controller: leader election: RenewDeadline (%s) must be greater than RetryPeriod (%s)", le.renewDeadline, le.retryPeriod)
 	}
 	if le.identity == "" {
-		host, err := os.Hostname()
+		id, err := defaultIdentity()
 		if err != nil {
-			return nil, fmt.Errorf("controller: leader election: no Identity and no host name: %w", err)
+			return nil, fmt.Errorf("controller: leader election: %w", err)
 		}
-		suffix := make([]byte, 4)
-		_, _ = rand.Read(suffix)
-		le.identity = host + "_" + hex.EncodeToString(suffix)
+		le.identity = id
 	}
 	le.logger = logger.With("lease", le.name, "identity", le.identity)
 	return le, nil
+}
+
+// defaultIdentity is the identity of a candidate that was given none: the
+// host name followed by a random suffix, unique among the replicas of a host.
+func defaultIdentity() (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("no Identity and no host name: %w", err)
+	}
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	return host + "_" + hex.EncodeToString(suffix), nil
 }
 
 func cmpOr(d, def time.Duration) time.Duration {

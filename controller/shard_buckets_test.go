@@ -128,4 +128,3 @@ func TestBucketOwnersMovesOnlyTheNewMembersBuckets(t *testing.T) {
 	assert.InDelta(t, 4, moved, 3, "about B/(N+1)")
 	assert.Equal(t, []string{"", ""}, controller.BucketOwners(nil, 2), "no members, no owners")
 }
-

@@ -102,7 +102,7 @@ func (s *ShardMember) Guard(r Reconciler, bucketOf BucketFunc) Reconciler {
 			LoggerFrom(ctx).Debug("shard guard: bucket not held by this member; not reconciled", "bucket", b)
 			return Result{}, nil
 		case admitStale:
-			LoggerFrom(ctx).Info("shard guard: bucket Lease not renewed within RenewDeadline; retrying later", "bucket", b)
+			LoggerFrom(ctx).Debug("shard guard: bucket Lease not renewed within RenewDeadline; retrying later", "bucket", b)
 			return Result{RequeueAfter: s.retryPeriod}, nil
 		}
 		defer func() {

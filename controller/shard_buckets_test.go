@@ -41,6 +41,12 @@ func TestShardSelectorForWritesMergedRangesInTheServerFormat(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')", all)
 
+	// 2^64 is no multiple of 3: a bucket starts at the first whole hash
+	// of its range, ⌈i·2^64/3⌉, which is what BucketOf's ⌊h·3/2^64⌋ implies.
+	third, err := controller.ShardSelectorFor([]int{1}, 3)
+	require.NoError(t, err)
+	assert.Equal(t, "shardRange(object.metadata.uid, '0x5555555555555556', '0xaaaaaaaaaaaaaaab')", third)
+
 	none, err := controller.ShardSelectorFor(nil, 16)
 	require.NoError(t, err)
 	_, err = shardselector.Parse(none)

@@ -535,11 +535,19 @@ func TestShardRingGracefulLeaveHandsBucketsOverAfterInFlightReconciles(t *testin
 }
 
 // TestShardRingCrashedMemberLosesBucketsAfterLeaseDuration: a member that
-// stops renewing (every call to the API server fails) stops admitting its
-// keys RenewDeadline after its last renewal; the survivors take its buckets
-// LeaseDuration after that renewal, not before, and within a few retry
-// periods after.
+// stops renewing stops admitting its keys RenewDeadline after its last
+// renewal; the survivors take its buckets LeaseDuration after that renewal,
+// not before, and within a few retry periods after. Two ways to stop:
+// every call to the API server fails (crashed, or partitioned: its loop
+// sees the failures and drops the buckets), or every call hangs (paused:
+// its loop is stuck and only the guard's clock check stops its workers).
 func TestShardRingCrashedMemberLosesBucketsAfterLeaseDuration(t *testing.T) {
+	for _, mode := range []string{"fail", "hang"} {
+		t.Run(mode, func(t *testing.T) { testShardRingCrash(t, mode) })
+	}
+}
+
+func testShardRingCrash(t *testing.T, mode string) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newRingWorld(t, 200*time.Millisecond)
 		var crashed *ringMember
@@ -550,7 +558,11 @@ func TestShardRingCrashedMemberLosesBucketsAfterLeaseDuration(t *testing.T) {
 		gone := bucketsOf(w.holders(), crashed.name)
 		require.NotEmpty(t, gone)
 
-		crashed.leases.fail.Store(true)
+		if mode == "fail" {
+			crashed.leases.fail.Store(true)
+		} else {
+			crashed.leases.hang.Store(true)
+		}
 		cutAt := time.Now()
 		var lastRenew time.Time
 		for _, b := range gone {

@@ -45,9 +45,12 @@ type admitVerdict int
 const (
 	// admitRun: the bucket is held, synced, not releasing, freshly renewed.
 	admitRun admitVerdict = iota
-	// admitNotOurs: not held, not yet synced, or being released: another
-	// member reconciles it (or will, once it holds the bucket).
+	// admitNotOurs: not held, or being released: another member reconciles
+	// it (or will, once it holds the bucket and its relist brings the key).
 	admitNotOurs
+	// admitNotYet: held, but the cache has not synced the bucket yet: the
+	// key came from that very relist and runs once it is done.
+	admitNotYet
 	// admitStale: held, but the last renewal is RenewDeadline old: this
 	// member may have lost the Lease without knowing it yet.
 	admitStale
@@ -59,8 +62,10 @@ func (s *ShardMember) admitsLocked(b int) admitVerdict {
 	}
 	st := &s.state[b]
 	switch {
-	case !st.held || !st.admitted || st.releasing:
+	case !st.held || st.releasing:
 		return admitNotOurs
+	case !st.admitted:
+		return admitNotYet
 	case time.Since(st.lastRenew) >= s.renewDeadline:
 		return admitStale
 	}
@@ -75,10 +80,12 @@ func (s *ShardMember) admitsLocked(b int) admitVerdict {
 // a release that has begun sees every reconcile that was admitted.
 //
 // A refused key is not an error: a key of a bucket this member does not hold
-// (or is releasing) is dropped, since its owner reconciles it; a key refused
-// for a stale renewal is requeued after RetryPeriod, since the renewal may
-// yet succeed (if it does not, the bucket is dropped and the next try drops
-// the key).
+// (or is releasing) is dropped, since its owner reconciles it. A key of a
+// bucket just gained, whose relist has not reached the cache yet, is
+// requeued after RetryPeriod: it came from that relist, and nothing else
+// would bring it back once the bucket is admitted. So is a key refused for a
+// stale renewal, since the renewal may yet succeed (if it does not, the
+// bucket is dropped and the next try drops the key).
 //
 // The guard is no fence: a reconcile admitted just before the Lease was lost
 // runs to its end. Its writes are stopped only by resourceVersion
@@ -101,6 +108,9 @@ func (s *ShardMember) Guard(r Reconciler, bucketOf BucketFunc) Reconciler {
 		case admitNotOurs:
 			LoggerFrom(ctx).Debug("shard guard: bucket not held by this member; not reconciled", "bucket", b)
 			return Result{}, nil
+		case admitNotYet:
+			LoggerFrom(ctx).Debug("shard guard: bucket gained, cache not synced yet; retrying later", "bucket", b)
+			return Result{RequeueAfter: s.retryPeriod}, nil
 		case admitStale:
 			LoggerFrom(ctx).Debug("shard guard: bucket Lease not renewed within RenewDeadline; retrying later", "bucket", b)
 			return Result{RequeueAfter: s.retryPeriod}, nil

@@ -747,7 +747,10 @@ func TestShardGuardAdmitsOnlyHeldSyncedFreshBuckets(t *testing.T) {
 		require.Len(t, g.m.Held(), ringBuckets, "alone, it holds every bucket's Lease")
 		ran, res = g.try(t, 3)
 		assert.False(t, ran, "held but not synced: refused")
-		assert.Zero(t, res, "dropped: the relist brings the key back as an Added")
+		assert.Equal(t, controller.Result{RequeueAfter: ringRetry}, res, "requeued: it runs once the relist is done")
+		ran, res = g.try(t, 3+ringBuckets)
+		assert.False(t, ran)
+		assert.Zero(t, res, "a bucket that is not there is no one's: dropped")
 
 		close(synced)
 		synctest.Wait()

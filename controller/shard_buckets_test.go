@@ -109,6 +109,7 @@ func TestBucketOfAgreesWithTheServersFilter(t *testing.T) {
 // TestBucketOwnersMovesOnlyTheNewMembersBuckets: rendezvous hashing gives
 // every member a share; a fourth member takes buckets only for itself, and
 // when it leaves exactly those go back.
+// Diagram: none (who owns step 9). client-go: none; timebertt consistent-hash ring.
 func TestBucketOwnersMovesOnlyTheNewMembersBuckets(t *testing.T) {
 	three := []string{"replica-0", "replica-1", "replica-2"}
 	before := controller.BucketOwners(three, 16)

@@ -10,10 +10,14 @@ import (
 // BucketFunc says which bucket a Request's object is in, from the object's
 // uid; ok is false when it cannot tell (the object is not in this replica's
 // cache).
+//
+// client-go: none.
 type BucketFunc func(req Request) (bucket int, ok bool)
 
 // KeyGetter is the lookup a [BucketFunc] needs: an informer's Indexer, or
 // its Store, fits.
+//
+// client-go: tools/cache.Store.GetByKey.
 type KeyGetter interface {
 	GetByKey(key string) (any, bool, error)
 }

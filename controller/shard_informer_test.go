@@ -81,7 +81,7 @@ func (r *replica) cached() []string {
 // key in one, and each key reconciled by its owner. When one replica stops,
 // the survivors widen their selectors, relist, and cache and reconcile its
 // keys; no key is ever reconciled by two replicas at once.
-// Diagram: steps 1-9. kube-apiserver: ShardedListAndWatch on and off.
+// Diagram: steps 1-9. client-go: none; kube-apiserver: ShardedListAndWatch on and off.
 func TestShardedReplicasCacheAndReconcileOnlyTheirBuckets(t *testing.T) {
 	for _, ignore := range []bool{false, true} {
 		t.Run(fmt.Sprintf("IgnoreShardSelector=%v", ignore), func(t *testing.T) {
@@ -175,7 +175,7 @@ func testShardedReplicas(t *testing.T, ignore bool) {
 // a widening every gained object is cached, after a narrowing every lost one
 // is gone — with no wait by the caller; against a server that filters and
 // one that ignores the selector.
-// Diagram: steps 1-5. kube-apiserver: ShardedListAndWatch on and off.
+// Diagram: steps 1-5. client-go: none (v0.37.2 has no sharded informer); kube-apiserver: ShardedListAndWatch on and off.
 func TestInformerShardCacheReturnsOnceTheCacheHoldsTheShare(t *testing.T) {
 	for _, ignore := range []bool{false, true} {
 		t.Run(fmt.Sprintf("IgnoreShardSelector=%v", ignore), func(t *testing.T) {

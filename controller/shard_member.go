@@ -19,6 +19,8 @@ import (
 // ShardLeaseClient is a [LeaseClient] that can also list the Leases of its
 // namespace, which is how a [ShardMember] finds the other members. The
 // resource handles of packages fakeapi and client fit as they are.
+//
+// client-go: tools/leaderelection/resourcelock.LeaseLock, plus a list.
 type ShardLeaseClient interface {
 	LeaseClient
 	List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
@@ -31,17 +33,23 @@ type ShardLeaseClient interface {
 // gained buckets is in it. Only then does the member admit the gained
 // buckets' keys. It is called from one goroutine at a time; an error is
 // logged and the call retried after RetryPeriod.
+//
+// client-go: none.
 type ShardCache interface {
 	SetShardSelector(ctx context.Context, expr string) error
 }
 
 // ShardCacheFunc adapts a function to a [ShardCache].
+//
+// client-go: none.
 type ShardCacheFunc func(ctx context.Context, expr string) error
 
 // SetShardSelector calls f.
 func (f ShardCacheFunc) SetShardSelector(ctx context.Context, expr string) error { return f(ctx, expr) }
 
 // ShardOptions configure a [ShardMember].
+//
+// client-go: none (tools/leaderelection.LeaderElectionConfig, per bucket).
 type ShardOptions struct {
 	// Client reads, writes and lists Leases in one namespace. Required.
 	Client ShardLeaseClient
@@ -110,6 +118,9 @@ type memberObservation struct {
 // protocol; [ShardMember.Guard] wraps a Reconciler so that it runs a key only
 // while this member may act on its bucket. A ShardMember is a [Runnable]
 // that runs with or without leader election, once.
+//
+// client-go: none; Knative pkg/leaderelection (bucket Leases) and
+// timebertt/kubernetes-controller-sharding pkg/shard come closest.
 type ShardMember struct {
 	client         ShardLeaseClient
 	ring           string

@@ -491,6 +491,7 @@ func TestShardRingThreeMembersShareSixteenBuckets(t *testing.T) {
 // reconciles (1.5s each) ended, so the new owners take over well within
 // LeaseDuration and never reconcile a key while the leaver still does.
 // Its member Lease is released too, so the survivors' ring drops it at once.
+// Diagram: step 9. client-go: tools/leaderelection ReleaseOnCancel, per bucket.
 func TestShardRingGracefulLeaveHandsBucketsOverAfterInFlightReconciles(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newRingWorld(t, 1500*time.Millisecond)
@@ -541,6 +542,7 @@ func TestShardRingGracefulLeaveHandsBucketsOverAfterInFlightReconciles(t *testin
 // every call to the API server fails (crashed, or partitioned: its loop
 // sees the failures and drops the buckets), or every call hangs (paused:
 // its loop is stuck and only the guard's clock check stops its workers).
+// Diagram: step 9. client-go: tools/leaderelection (LeaseDuration, RenewDeadline), per bucket.
 func TestShardRingCrashedMemberLosesBucketsAfterLeaseDuration(t *testing.T) {
 	for _, mode := range []string{"fail", "hang"} {
 		t.Run(mode, func(t *testing.T) { testShardRingCrash(t, mode) })
@@ -607,6 +609,7 @@ func testShardRingCrash(t *testing.T, mode string) {
 // A fourth member takes exactly the buckets the ring gives it, each handed
 // over gracefully by its old owner; no other bucket ever changes hands, not
 // even for a sampled instant; when it leaves, exactly those go back.
+// Diagram: step 9. client-go: none; rendezvous hashing.
 func TestShardRingScaleOutAndInMovesOnlyBucketsWhoseOwnerChanged(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newRingWorld(t, 300*time.Millisecond)
@@ -714,6 +717,7 @@ func (g *guardWorld) run(t *testing.T, ctx context.Context) chan struct{} {
 // whose cache has not synced yet (gain waits for the relist), and a key of
 // a bucket whose Lease was not renewed within RenewDeadline (a paused
 // member); it runs keys of held, synced, freshly renewed buckets.
+// Diagram: steps 1-9 (admission after the relist). client-go: none; timebertt pkg/shard/controller Reconciler.
 func TestShardGuardAdmitsOnlyHeldSyncedFreshBuckets(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t)
@@ -778,6 +782,7 @@ func TestShardGuardAdmitsOnlyHeldSyncedFreshBuckets(t *testing.T) {
 // refuses their new keys at once, keeps the Lease (renewing it) while a
 // reconcile is in flight, past ReleaseTimeout, and releases it only when
 // that reconcile ends; then the second member admits the bucket.
+// Diagram: step 9. client-go: none; timebertt drain acknowledgment, per bucket.
 func TestShardGuardReleasingBucketRefusesNewKeysAndWaitsForInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t)
@@ -839,6 +844,7 @@ func leaseOf(t *testing.T, srv *fakeapi.Server, name string) (string, int64, err
 
 // TestNewShardMemberRefusesBadOptions: missing client or ring, negative
 // counts, and the elector's duration rules give clear errors.
+// Diagram: none. client-go: tools/leaderelection NewLeaderElector validation.
 func TestNewShardMemberRefusesBadOptions(t *testing.T) {
 	srv := fakeapi.New(fakeapi.Options{})
 	defer srv.Close()

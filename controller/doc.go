@@ -154,7 +154,10 @@
 // (Update, not a blind Patch), so a write based on a read from before the
 // new owner's writes fails with a Conflict; and give children deterministic
 // names, so a second create fails with AlreadyExists. client-go's leader
-// election has the same limit and says so.
+// election has the same limit and says so. The test
+// TestShardLeaseIsNoFencePausedWriteStoppedOnlyByResourceVersion shows a
+// paused replica's write refused with a Conflict, and the same write sent
+// blind accepted.
 //
 // # Guarantees
 //
@@ -254,9 +257,9 @@
 //
 // The sharded ring, step by step: three members share sixteen buckets, a
 // graceful leave, a crash and a pause, scaling 3 → 4 → 3, the guard, and
-// replicas whose informers cache only their buckets:
+// replicas whose informers cache only their buckets, and the Lease's limit:
 //
-//	go test ./controller -run 'TestShardRing|TestShardGuard|TestShardedReplicas|TestInformerShardCache' -v
+//	go test ./controller -run 'TestShardRing|TestShardGuard|TestShardedReplicas|TestInformerShardCache|TestShardLease' -v
 //
 // docs/controller.md explains level triggering, keys not objects, status
 // hot loops, finalizers, leader election, the split client and Events,

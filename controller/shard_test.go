@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -868,4 +869,94 @@ func TestNewShardMemberRefusesBadOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, controller.DefaultShardBuckets, m.Buckets())
 	assert.NotEmpty(t, m.Identity())
+}
+
+// TestShardLeaseIsNoFencePausedWriteStoppedOnlyByResourceVersion shows the
+// limit of any Lease scheme. replica-0 reads a ConfigMap inside a reconcile
+// and is paused (its calls to the API server hang) before it writes. Its
+// guard stops admitting keys RenewDeadline after its last renewal;
+// replica-1 takes the bucket after LeaseDuration and writes the ConfigMap.
+// Then replica-0 resumes and finishes its reconcile: nothing in the Lease
+// stops it. Its Update, carrying the resourceVersion it read, fails with a
+// Conflict; the same write sent blind (no resourceVersion) would have
+// overwritten replica-1's.
+// Diagram: step 9. client-go: tools/leaderelection ("does not guarantee ... fencing"); optimistic concurrency.
+func TestShardLeaseIsNoFencePausedWriteStoppedOnlyByResourceVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		end := make(chan struct{})
+		defer close(end)
+		cms := srv.Resource(cmGVR).Namespace("ns")
+		cm := create(t, srv, newCM("ns", "x"))
+		bucket := controller.BucketOf(cm.GetUID(), ringBuckets)
+		bucketOf := func(controller.Request) (int, bool) { return bucket, true }
+		// write is a reconcile: read the ConfigMap, wait for resume, then
+		// write who did it with an Update of what was read.
+		write := func(by string, resume <-chan struct{}, read chan<- struct{}, result chan<- error) controller.Reconciler {
+			return controller.ReconcilerFunc(func(ctx context.Context, r controller.Request) (controller.Result, error) {
+				obj, err := cms.Get(ctx, r.Name, metav1.GetOptions{})
+				require.NoError(t, err)
+				u := obj.(*unstructured.Unstructured)
+				close(read)
+				<-resume
+				require.NoError(t, unstructured.SetNestedField(u.Object, by, "data", "by"))
+				_, err = cms.Update(ctx, u, metav1.UpdateOptions{})
+				result <- err
+				return controller.Result{}, nil
+			})
+		}
+		member := func(name string) (*controller.ShardMember, *ringLeases) {
+			leases := &ringLeases{ShardLeaseClient: srv.Resource(leaseGVR).Namespace("kube-system"), end: end}
+			m, err := controller.NewShardMember(controller.ShardOptions{
+				Client: leases, Ring: "foo", Identity: name, Buckets: ringBuckets,
+				LeaseDuration: ringLease, RenewDeadline: ringRenew, RetryPeriod: ringRetry, Logger: quiet,
+			})
+			require.NoError(t, err)
+			return m, leases
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		zombie, zombieLeases := member("replica-0")
+		go func() { _ = zombie.Start(ctx) }()
+		time.Sleep(2 * ringRetry)
+		require.True(t, zombie.Admits(bucket))
+
+		resume, read, zombieResult := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+		go func() {
+			_, _ = zombie.Guard(write("replica-0", resume, read, zombieResult), bucketOf).Reconcile(ctx, req("ns", "x"))
+		}()
+		<-read
+		zombieLeases.hang.Store(true) // paused mid-reconcile
+		pausedAt := time.Now()
+
+		successor, _ := member("replica-1")
+		go func() { _ = successor.Start(ctx) }()
+		for !successor.Admits(bucket) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		tookOver := time.Since(pausedAt)
+		assert.False(t, zombie.Admits(bucket), "the paused member's guard refuses new keys")
+		successorResult, successorRead := make(chan error, 1), make(chan struct{})
+		now := make(chan struct{})
+		close(now)
+		_, err := successor.Guard(write("replica-1", now, successorRead, successorResult), bucketOf).Reconcile(ctx, req("ns", "x"))
+		require.NoError(t, err)
+		require.NoError(t, <-successorResult, "the new owner writes")
+
+		close(resume) // the paused member wakes up and finishes its reconcile
+		zombieErr := <-zombieResult
+		t.Logf("replica-0 paused mid-reconcile; replica-1 took the bucket %v later and wrote; replica-0 resumed, and its Update said: %v", tookOver, zombieErr)
+		assert.True(t, apierrors.IsConflict(zombieErr), "only the resourceVersion precondition stops the stale write: %v", zombieErr)
+		obj, err := cms.Get(ctx, "x", metav1.GetOptions{})
+		require.NoError(t, err)
+		by, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "data", "by")
+		assert.Equal(t, "replica-1", by)
+
+		blind := cm.DeepCopy()
+		require.NoError(t, unstructured.SetNestedField(blind.Object, "replica-0", "data", "by"))
+		blind.SetResourceVersion("")
+		_, err = cms.Update(ctx, blind, metav1.UpdateOptions{})
+		assert.NoError(t, err, "the same write without a precondition is accepted: the Lease did not stop it")
+		cancel()
+	})
 }

@@ -150,6 +150,17 @@ func (j *reconcileJournal) firstBy(key, member string, since time.Time) (time.Ti
 	return time.Time{}, false
 }
 
+// count returns the number of reconciles journaled.
+func (j *reconcileJournal) count() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := 0
+	for _, runs := range j.runs {
+		n += len(runs)
+	}
+	return n
+}
+
 // lastEnd returns when member's last reconcile ended.
 func (j *reconcileJournal) lastEnd(member string) time.Time {
 	j.mu.Lock()
@@ -207,6 +218,9 @@ type ringMember struct {
 	leases *ringLeases
 	cancel context.CancelFunc
 	done   chan struct{}
+	// dead marks a crashed member: still sampled, no longer expected to
+	// own anything.
+	dead atomic.Bool
 }
 
 // ringWorld is a ring of members over fakeapi's Leases, ringBuckets
@@ -406,7 +420,9 @@ func (w *ringWorld) holders() []string {
 func (w *ringWorld) settle() time.Time {
 	var names []string
 	for _, rm := range w.all() {
-		names = append(names, rm.name)
+		if !rm.dead.Load() {
+			names = append(names, rm.name)
+		}
 	}
 	want := controller.BucketOwners(names, ringBuckets)
 	deadline := time.Now().Add(time.Minute)
@@ -958,5 +974,54 @@ func TestShardLeaseIsNoFencePausedWriteStoppedOnlyByResourceVersion(t *testing.T
 		_, err = cms.Update(ctx, blind, metav1.UpdateOptions{})
 		assert.NoError(t, err, "the same write without a precondition is accepted: the Lease did not stop it")
 		cancel()
+	})
+}
+
+// TestShardRingTenRoundsOfKillAndScaleNeverOverlap: ten rounds, each adding
+// a member and stopping it gracefully, then crashing one (its calls fail)
+// or pausing one (its calls hang) and starting a fresh one in its place. After every change the ring
+// settles on the rendezvous owners; across all rounds the sampler never
+// sees a bucket admitted twice and the journal holds no overlapping
+// reconciles of one key.
+// Diagram: step 9. client-go: none.
+func TestShardRingTenRoundsOfKillAndScaleNeverOverlap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newRingWorld(t, 700*time.Millisecond)
+		next := 0
+		add := func() *ringMember {
+			rm := w.add(fmt.Sprintf("replica-%d", next))
+			next++
+			return rm
+		}
+		for range 3 {
+			add()
+		}
+		w.settle()
+		var takeovers []time.Duration
+		for round := range 10 {
+			extra := add()
+			w.settle()
+			w.stop(extra)
+			w.settle()
+
+			members := w.all()
+			victim := members[round%len(members)]
+			if round%2 == 0 {
+				victim.leases.fail.Store(true) // crashed or partitioned
+			} else {
+				victim.leases.hang.Store(true) // paused
+			}
+			cutAt := time.Now()
+			victim.dead.Store(true) // settle now expects the survivors
+			takeovers = append(takeovers, w.settle().Sub(cutAt))
+			w.stop(victim)
+			add()
+			w.settle()
+		}
+		slices.Sort(takeovers)
+		t.Logf("10 rounds of 3 → 4 → 3 and a crash or pause: crash takeover p50 %v, max %v (LeaseDuration %v); %d reconciles journaled",
+			takeovers[len(takeovers)/2], takeovers[len(takeovers)-1], ringLease, w.journal.count())
+		assert.LessOrEqual(t, takeovers[len(takeovers)-1], ringLease+ringRetry*4+relist)
+		w.check()
 	})
 }

@@ -115,7 +115,10 @@
 //     or leaving moves only about B/N buckets. The ring says who should own
 //     a bucket.
 //   - A Lease per bucket, <ring>-bucket-<i>, says who may. Members that
-//     briefly disagree about the ring cannot both hold it.
+//     briefly disagree about the ring cannot both hold it. Every Lease of a
+//     ring carries the label [RingLabel] (informerlab.dev/ring=<ring>), so
+//     one labelled list shows a member the whole ring, and shows a person
+//     who holds which bucket.
 //
 // Every RetryPeriod a member renews its member Lease, lists the ring's
 // Leases, computes the map, renews the bucket Leases it holds, and then:

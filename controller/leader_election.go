@@ -67,6 +67,9 @@ type leaderElector struct {
 	renewDeadline time.Duration
 	retryPeriod   time.Duration
 	logger        *slog.Logger
+	// labels are put on the lease when this candidate creates it (a shard
+	// ring's members find the ring's Leases by them).
+	labels map[string]string
 
 	// observed is the lease as last read or written, observedRecord its
 	// record, and observedTime when the record last changed, by the local
@@ -213,7 +216,11 @@ func (le *leaderElector) tryAcquireOrRenew(ctx context.Context) bool {
 
 	obj, err := le.client.Get(ctx, le.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		created, err := le.client.Create(ctx, newLease(le.name, mine), metav1.CreateOptions{})
+		lease := newLease(le.name, mine)
+		if len(le.labels) > 0 {
+			lease.SetLabels(le.labels)
+		}
+		created, err := le.client.Create(ctx, lease, metav1.CreateOptions{})
 		if err != nil {
 			le.logger.Info("could not create the lease", "err", err)
 			return false

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // ShardLeaseClient is a [LeaseClient] that can also list the Leases of its
@@ -47,15 +48,25 @@ type ShardCacheFunc func(ctx context.Context, expr string) error
 // SetShardSelector calls f.
 func (f ShardCacheFunc) SetShardSelector(ctx context.Context, expr string) error { return f(ctx, expr) }
 
+// RingLabel is the label every Lease of a ring carries, valued with the
+// ring's name: kubectl get leases -l informerlab.dev/ring=<ring> shows
+// who holds what, and members list the ring's Leases by it.
+const RingLabel = "informerlab.dev/ring"
+
+// maxRingName leaves room in a Lease name for "-bucket-" and a number, or
+// "-member-" and an identity.
+const maxRingName = 40
+
 // ShardOptions configure a [ShardMember].
 //
 // client-go: none (tools/leaderelection.LeaderElectionConfig, per bucket).
 type ShardOptions struct {
 	// Client reads, writes and lists Leases in one namespace. Required.
 	Client ShardLeaseClient
-	// Ring names the group of members sharing the buckets. The member
-	// Leases are <Ring>-member-<Identity>, the bucket Leases
-	// <Ring>-bucket-<i>. Required.
+	// Ring names the group of members sharing the buckets: a DNS label of
+	// at most 40 characters. The member Leases are <Ring>-member-<Identity>,
+	// the bucket Leases <Ring>-bucket-<i>, all labelled [RingLabel]=<Ring>.
+	// Required.
 	Ring string
 	// Identity of this member, unique in the ring. "" means the host name
 	// followed by a random suffix.
@@ -158,8 +169,8 @@ func NewShardMember(opts ShardOptions) (*ShardMember, error) {
 	if opts.Client == nil {
 		return nil, errors.New("controller: shard member: Client is nil")
 	}
-	if opts.Ring == "" || strings.ContainsAny(opts.Ring, "/ ") {
-		return nil, fmt.Errorf("controller: shard member: Ring %q is not a usable Lease name prefix", opts.Ring)
+	if errs := validation.IsDNS1123Label(opts.Ring); len(errs) > 0 || len(opts.Ring) > maxRingName {
+		return nil, fmt.Errorf("controller: shard member: Ring %q must be a DNS label of at most %d characters (it prefixes Lease names and is a label value)", opts.Ring, maxRingName)
 	}
 	if opts.Buckets < 0 {
 		return nil, fmt.Errorf("controller: shard member: Buckets is negative (%d)", opts.Buckets)
@@ -204,6 +215,8 @@ func NewShardMember(opts ShardOptions) (*ShardMember, error) {
 	if err != nil {
 		return nil, fmt.Errorf("controller: shard member: %w", err)
 	}
+	labels := map[string]string{RingLabel: s.ring}
+	member.labels = labels
 	s.member = member
 	s.leaseDuration, s.renewDeadline, s.retryPeriod = member.leaseDuration, member.renewDeadline, member.retryPeriod
 	s.releaseTimeout = cmpOr(opts.ReleaseTimeout, s.renewDeadline)
@@ -213,6 +226,7 @@ func NewShardMember(opts ShardOptions) (*ShardMember, error) {
 		if err != nil {
 			return nil, fmt.Errorf("controller: shard member: %w", err)
 		}
+		le.labels = labels
 		s.electors = append(s.electors, le)
 	}
 	s.state = make([]bucketState, s.buckets)
@@ -386,7 +400,7 @@ func (s *ShardMember) tick(ctx context.Context) {
 // and returns the bucket → member map, or nil if the list failed (then no
 // bucket is acquired or released this round; held ones are still renewed).
 func (s *ShardMember) viewRing(ctx context.Context, now time.Time) []string {
-	list, err := s.client.List(ctx, metav1.ListOptions{})
+	list, err := s.client.List(ctx, metav1.ListOptions{LabelSelector: RingLabel + "=" + s.ring})
 	if err != nil {
 		s.logger.Info("could not list the ring's Leases", "err", err)
 		return nil

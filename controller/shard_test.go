@@ -494,6 +494,9 @@ func TestShardRingThreeMembersShareSixteenBuckets(t *testing.T) {
 			holder, _ := w.leaseHolder(fmt.Sprintf("foo-bucket-%d", b))
 			assert.Equal(t, owners[b], holder, "bucket %d's Lease", b)
 		}
+		ringLeases, err := w.srv.Resource(leaseGVR).Namespace("kube-system").List(context.Background(), metav1.ListOptions{LabelSelector: controller.RingLabel + "=foo"})
+		require.NoError(t, err)
+		assert.Len(t, ringLeases.(*unstructured.UnstructuredList).Items, 3+ringBuckets, "three member Leases and a Lease per bucket, found by the ring label")
 		for _, k := range w.keys {
 			_, ok := w.journal.firstBy(k.req.String(), owners[k.bucket], settled)
 			assert.True(t, ok, "%s (bucket %d) reconciled by its owner %s", k.req, k.bucket, owners[k.bucket])
@@ -872,6 +875,8 @@ func TestNewShardMemberRefusesBadOptions(t *testing.T) {
 	}{
 		{controller.ShardOptions{Ring: "foo"}, "Client is nil"},
 		{controller.ShardOptions{Client: leases}, "Ring"},
+		{controller.ShardOptions{Client: leases, Ring: "Foo/x"}, "must be a DNS label"},
+		{controller.ShardOptions{Client: leases, Ring: strings.Repeat("a", 41)}, "at most 40"},
 		{controller.ShardOptions{Client: leases, Ring: "foo", Buckets: -1}, "Buckets is negative"},
 		{controller.ShardOptions{Client: leases, Ring: "foo", RenewDeadline: 20 * time.Second}, "must be greater than RenewDeadline"},
 	} {

@@ -49,6 +49,8 @@ type informerShardCache struct {
 // of the share per change of ownership.
 //
 // It registers an event handler on inf, to see deletions and to wake up.
+// The informer must be running (or about to run) when SetShardSelector is
+// called: until it is, the call waits, until its context ends.
 func InformerShardCache(inf informer.SharedIndexInformer, lw reflector.ListerWatcher) (ShardCache, error) {
 	if inf == nil || lw == nil {
 		return nil, fmt.Errorf("controller: shard cache: informer and ListerWatcher are required")

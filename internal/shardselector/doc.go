@@ -24,7 +24,8 @@
 // the real server accepts is accepted here with the same ranges, and one it
 // refuses is refused — with the same message, except for syntax errors,
 // whose wording is this parser's own. [sharding.Selector.Matches] (apimachinery)
-// then does the hashing.
+// then does the hashing. e2e/controlplane/shardselectortest checks the two
+// parsers against each other.
 //
 // # Guarantees
 //

@@ -258,6 +258,10 @@
 //
 //	go test ./controller -run TestWalkthroughStaleReadAfterWrite -v
 //
+// A sharded replica wired into a Manager, alone in its ring:
+//
+//	go test ./controller -run Example_shardedManager -v
+//
 // The sharded ring, step by step: three members share sixteen buckets, a
 // graceful leave, a crash and a pause, scaling 3 → 4 → 3, the guard, and
 // replicas whose informers cache only their buckets, and the Lease's limit:

@@ -40,3 +40,10 @@ func TestOutputOfExampleShardSelectorFor(t *testing.T) {
 func TestOutputOfExampleBucketOwners(t *testing.T) {
 	exampleoutput.Show(t, "ExampleBucketOwners", ExampleBucketOwners)
 }
+
+// TestOutputOfExample_shardedManager shows what Example_shardedManager prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExample_shardedManager(t *testing.T) {
+	exampleoutput.Show(t, "Example_shardedManager", Example_shardedManager)
+}

@@ -4,10 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"sort"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/fakeapi"
-	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/reflector"
 )
 
 // A replica's share is a set of buckets; its informer asks the server for
@@ -44,47 +50,92 @@ func ExampleBucketOwners() {
 	// bucket 15: replica-0 -> replica-3
 }
 
-// One replica of a sharded ConfigMap controller: a member of the ring "cms",
-// an informer whose shard selector the member drives, and a controller whose
-// Reconciler runs behind the member's guard. Run one per process, each with
-// its own identity; they share the buckets among themselves.
-func Example_shardedReplica() {
+// One replica of a sharded ConfigMap controller, run by a Manager: a member
+// of the ring "cms", the Manager's ConfigMap informer, whose shard selector
+// the member drives, and a controller whose Reconciler runs behind the
+// member's guard. Alone in the ring, it gains all sixteen buckets: it
+// acquires their Leases, widens its informer's selector from none to all,
+// waits for the relist, and only then reconciles the keys. Run one per
+// process, each with its own Identity, and they share the buckets.
+func Example_shardedManager() {
 	srv := fakeapi.New(fakeapi.Options{})
 	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
-	configMaps := srv.Resource(cmGVR)
-	none, _ := controller.ShardSelectorFor(nil, controller.DefaultShardBuckets)
-	inf := informer.NewSharedIndexInformer(configMaps, exampleCM(), 0, nil)
-	if err := inf.SetShardSelector(none); err != nil { // no bucket until the ring says so
+	cms := srv.Resource(cmGVR).Namespace("demo")
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := cms.Create(context.Background(), newCM("demo", name), metav1.CreateOptions{}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	mgr, err := controller.NewManager(controller.ManagerOptions{
+		NewListerWatcher: func(gvr schema.GroupVersionResource, ns string) reflector.ListerWatcher {
+			return srv.Resource(gvr).Namespace(ns)
+		},
+		Logger: quiet,
+	})
+	if err != nil {
 		log.Fatal(err)
 	}
-	cache, err := controller.InformerShardCache(inf, configMaps)
+
+	// The informer starts with no bucket; the member widens it.
+	inf, err := mgr.GetInformer(cmGVR, exampleCM())
+	if err != nil {
+		log.Fatal(err)
+	}
+	none, _ := controller.ShardSelectorFor(nil, controller.DefaultShardBuckets)
+	if err := inf.SetShardSelector(none); err != nil {
+		log.Fatal(err)
+	}
+	cache, err := controller.InformerShardCache(inf, srv.Resource(cmGVR))
 	if err != nil {
 		log.Fatal(err)
 	}
 	member, err := controller.NewShardMember(controller.ShardOptions{
-		Client:   srv.Resource(leaseGVR).Namespace("kube-system"),
-		Ring:     "cms",
-		Identity: "replica-0",
-		Cache:    cache,
+		Client:        srv.Resource(leaseGVR).Namespace("kube-system"),
+		Ring:          "cms",
+		Identity:      "replica-0",
+		LeaseDuration: time.Second, RenewDeadline: 500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond,
+		Cache:  cache,
+		Logger: quiet,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
+	if err := mgr.Add(member); err != nil { // runs on every replica: NeedLeaderElection is false
+		log.Fatal(err)
+	}
+
+	seen := make(chan controller.Request)
 	reconcile := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
-		fmt.Println("reconciling", req) // only keys of buckets this replica holds
+		seen <- req // only keys of buckets this replica may act on get here
 		return controller.Result{}, nil
 	})
-	c, err := controller.New("cms", member.Guard(reconcile, controller.BucketFromCache(inf.GetIndexer(), member.Buckets())), controller.Options{})
+	err = controller.NewBuilder(mgr).
+		For(cmGVR, exampleCM()).
+		WithOptions(controller.Options{Logger: quiet}).
+		Complete(member.Guard(reconcile, controller.BucketFromCache(inf.GetIndexer(), member.Buckets())))
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := c.Watch(controller.Kind(inf, controller.EnqueueRequestForObject{})); err != nil {
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error)
+	go func() { stopped <- mgr.Start(ctx) }()
+	var keys []string
+	for range 3 {
+		keys = append(keys, (<-seen).String())
+	}
+	sort.Strings(keys)
+	fmt.Println("reconciled", keys, "holding", len(member.Held()), "buckets")
+	cancel()
+	fmt.Println("manager stopped, error:", <-stopped)
+	obj, err := srv.Resource(leaseGVR).Namespace("kube-system").Get(context.Background(), "cms-bucket-0", metav1.GetOptions{})
+	if err != nil {
 		log.Fatal(err)
 	}
-	go inf.Run(ctx)
-	go func() { _ = member.Start(ctx) }() // releases its buckets when ctx ends
-	go func() { _ = c.Start(ctx) }()
+	holder, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "spec", "holderIdentity")
+	fmt.Printf("bucket 0's Lease after the stop: holder %q\n", holder)
+	// Output:
+	// reconciled [demo/a demo/b demo/c] holding 16 buckets
+	// manager stopped, error: <nil>
+	// bucket 0's Lease after the stop: holder ""
 }

@@ -194,7 +194,7 @@ func NewShardMember(opts ShardOptions) (*ShardMember, error) {
 		client:   opts.Client,
 		ring:     opts.Ring,
 		identity: identity,
-		buckets:  cmp0(opts.Buckets, DefaultShardBuckets),
+		buckets:  intOr(opts.Buckets, DefaultShardBuckets),
 		cache:    opts.Cache,
 		logger:   logger.With("ring", opts.Ring, "member", identity),
 		others:   map[string]memberObservation{},
@@ -210,8 +210,8 @@ func NewShardMember(opts ShardOptions) (*ShardMember, error) {
 	}
 	// The member Lease and every bucket Lease are kept by the leader
 	// election's elector: the same acquire, renew, expiry and release rules.
-	quiet := s.logger.With("component", "lease")
-	member, err := newLeaderElector(leOpts, quiet)
+	leaseLogger := s.logger.With("component", "lease")
+	member, err := newLeaderElector(leOpts, leaseLogger)
 	if err != nil {
 		return nil, fmt.Errorf("controller: shard member: %w", err)
 	}
@@ -222,7 +222,7 @@ func NewShardMember(opts ShardOptions) (*ShardMember, error) {
 	s.releaseTimeout = cmpOr(opts.ReleaseTimeout, s.renewDeadline)
 	for b := range s.buckets {
 		leOpts.Name = s.bucketLeaseName(b)
-		le, err := newLeaderElector(leOpts, quiet)
+		le, err := newLeaderElector(leOpts, leaseLogger)
 		if err != nil {
 			return nil, fmt.Errorf("controller: shard member: %w", err)
 		}
@@ -233,7 +233,7 @@ func NewShardMember(opts ShardOptions) (*ShardMember, error) {
 	return s, nil
 }
 
-func cmp0(n, def int) int {
+func intOr(n, def int) int {
 	if n == 0 {
 		return def
 	}

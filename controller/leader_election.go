@@ -67,6 +67,9 @@ type leaderElector struct {
 	renewDeadline time.Duration
 	retryPeriod   time.Duration
 	logger        *slog.Logger
+	// labels are put on the lease when this candidate creates it (a shard
+	// ring's members find the ring's Leases by them).
+	labels map[string]string
 
 	// observed is the lease as last read or written, observedRecord its
 	// record, and observedTime when the record last changed, by the local
@@ -106,16 +109,26 @@ func newLeaderElector(opts LeaderElectionOptions, logger *slog.Logger) (*leaderE
 		return nil, fmt.Errorf("controller: leader election: RenewDeadline (%s) must be greater than RetryPeriod (%s)", le.renewDeadline, le.retryPeriod)
 	}
 	if le.identity == "" {
-		host, err := os.Hostname()
+		id, err := defaultIdentity()
 		if err != nil {
-			return nil, fmt.Errorf("controller: leader election: no Identity and no host name: %w", err)
+			return nil, fmt.Errorf("controller: leader election: %w", err)
 		}
-		suffix := make([]byte, 4)
-		_, _ = rand.Read(suffix)
-		le.identity = host + "_" + hex.EncodeToString(suffix)
+		le.identity = id
 	}
 	le.logger = logger.With("lease", le.name, "identity", le.identity)
 	return le, nil
+}
+
+// defaultIdentity is the identity of a candidate that was given none: the
+// host name followed by a random suffix, unique among the replicas of a host.
+func defaultIdentity() (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("no Identity and no host name: %w", err)
+	}
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	return host + "_" + hex.EncodeToString(suffix), nil
 }
 
 func cmpOr(d, def time.Duration) time.Duration {
@@ -203,7 +216,11 @@ func (le *leaderElector) tryAcquireOrRenew(ctx context.Context) bool {
 
 	obj, err := le.client.Get(ctx, le.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		created, err := le.client.Create(ctx, newLease(le.name, mine), metav1.CreateOptions{})
+		lease := newLease(le.name, mine)
+		if len(le.labels) > 0 {
+			lease.SetLabels(le.labels)
+		}
+		created, err := le.client.Create(ctx, lease, metav1.CreateOptions{})
 		if err != nil {
 			le.logger.Info("could not create the lease", "err", err)
 			return false

@@ -1,0 +1,137 @@
+package controller_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/sharding"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/internal/shardselector"
+)
+
+// withUID is an object carrying only a uid, for sharding.Selector.Matches.
+func withUID(uid types.UID) *unstructured.Unstructured {
+	u := exampleCM()
+	u.SetUID(uid)
+	return u
+}
+
+// TestShardSelectorForWritesMergedRangesInTheServerFormat: adjacent buckets
+// merge into one range, bounds are 16 hex digits, the end of the hash space
+// is 2^64 written with 17, and the server's grammar reads it back to the
+// same text.
+// Diagram: step 1 (the list's shardSelector). kube-apiserver: ShardedListAndWatch.
+func TestShardSelectorForWritesMergedRangesInTheServerFormat(t *testing.T) {
+	got, err := controller.ShardSelectorFor([]int{15, 1, 0, 1}, 16)
+	require.NoError(t, err)
+	want := "shardRange(object.metadata.uid, '0x0000000000000000', '0x2000000000000000') || " +
+		"shardRange(object.metadata.uid, '0xf000000000000000', '0x10000000000000000')"
+	assert.Equal(t, want, got)
+	sel, err := shardselector.Parse(got)
+	require.NoError(t, err)
+	assert.Equal(t, want, sel.String(), "canonical: what the server echoes in shardInfo")
+
+	all, err := controller.ShardSelectorFor([]int{0, 1, 2}, 3)
+	require.NoError(t, err)
+	assert.Equal(t, "shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')", all)
+
+	// 2^64 is no multiple of 3: a bucket starts at the first whole hash
+	// of its range, ⌈i·2^64/3⌉, which is what BucketOf's ⌊h·3/2^64⌋ implies.
+	third, err := controller.ShardSelectorFor([]int{1}, 3)
+	require.NoError(t, err)
+	assert.Equal(t, "shardRange(object.metadata.uid, '0x5555555555555556', '0xaaaaaaaaaaaaaaab')", third)
+
+	none, err := controller.ShardSelectorFor(nil, 16)
+	require.NoError(t, err)
+	_, err = shardselector.Parse(none)
+	require.NoError(t, err, "no buckets is still a valid selector, not \"\" (everything)")
+	for i := range 200 {
+		assert.False(t, mustMatch(t, none, types.UID(fmt.Sprintf("u-%d", i))))
+	}
+
+	for _, bad := range []struct {
+		held    []int
+		buckets int
+	}{{[]int{16}, 16}, {[]int{-1}, 16}, {[]int{0}, 0}} {
+		_, err := controller.ShardSelectorFor(bad.held, bad.buckets)
+		assert.Error(t, err, "%v of %d", bad.held, bad.buckets)
+	}
+}
+
+func mustMatch(t *testing.T, expr string, uid types.UID) bool {
+	t.Helper()
+	sel, err := shardselector.Parse(expr)
+	require.NoError(t, err)
+	ok, err := sel.Matches(withUID(uid))
+	require.NoError(t, err)
+	return ok
+}
+
+// TestBucketOfAgreesWithTheServersFilter: for bucket counts that divide 2^64
+// and counts that do not, an object is in exactly one bucket's selector,
+// the one BucketOf names, by apimachinery's own hash and range check — so
+// the guard and the server's filter never disagree.
+// kube-apiserver: apimachinery pkg/sharding HashField, Selector.Matches.
+func TestBucketOfAgreesWithTheServersFilter(t *testing.T) {
+	for _, buckets := range []int{1, 3, 7, 16} {
+		sels := make([]sharding.Selector, buckets)
+		for b := range buckets {
+			expr, err := controller.ShardSelectorFor([]int{b}, buckets)
+			require.NoError(t, err)
+			sels[b], err = shardselector.Parse(expr)
+			require.NoError(t, err)
+		}
+		seen := map[int]int{}
+		for i := range 3000 {
+			uid := types.UID(fmt.Sprintf("%08x-0000-4000-8000-%012d", i*2654435761, i))
+			bucket := controller.BucketOf(uid, buckets)
+			seen[bucket]++
+			var in []int
+			for b, sel := range sels {
+				ok, err := sel.Matches(withUID(uid))
+				require.NoError(t, err)
+				if ok {
+					in = append(in, b)
+				}
+			}
+			require.Equal(t, []int{bucket}, in, "uid %s, %d buckets, hash %s", uid, buckets, sharding.HashField(string(uid)))
+		}
+		assert.Len(t, seen, buckets, "every bucket is reached")
+	}
+}
+
+// TestBucketOwnersMovesOnlyTheNewMembersBuckets: rendezvous hashing gives
+// every member a share; a fourth member takes buckets only for itself, and
+// when it leaves exactly those go back.
+// Diagram: none (who owns step 9). client-go: none; timebertt consistent-hash ring.
+func TestBucketOwnersMovesOnlyTheNewMembersBuckets(t *testing.T) {
+	three := []string{"replica-0", "replica-1", "replica-2"}
+	before := controller.BucketOwners(three, 16)
+	assert.Equal(t, before, controller.BucketOwners([]string{"replica-2", "replica-0", "replica-1"}, 16), "order does not matter")
+	counts := map[string]int{}
+	for _, o := range before {
+		counts[o]++
+	}
+	t.Logf("3 members, 16 buckets: %v", counts)
+	for _, m := range three {
+		assert.GreaterOrEqual(t, counts[m], 3, "%s has a share", m)
+	}
+
+	after := controller.BucketOwners(append(slices.Clone(three), "replica-3"), 16)
+	moved := 0
+	for b := range before {
+		if after[b] != before[b] {
+			moved++
+			assert.Equal(t, "replica-3", after[b], "bucket %d moved, and only to the new member", b)
+		}
+	}
+	t.Logf("a fourth member takes %d of 16 buckets", moved)
+	assert.InDelta(t, 4, moved, 3, "about B/(N+1)")
+	assert.Equal(t, []string{"", ""}, controller.BucketOwners(nil, 2), "no members, no owners")
+}

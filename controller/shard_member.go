@@ -1,0 +1,578 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// ShardLeaseClient is a [LeaseClient] that can also list the Leases of its
+// namespace, which is how a [ShardMember] finds the other members. The
+// resource handles of packages fakeapi and client fit as they are.
+//
+// client-go: tools/leaderelection/resourcelock.LeaseLock, plus a list.
+type ShardLeaseClient interface {
+	LeaseClient
+	List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
+}
+
+// ShardCache is the part of a member's informers the bucket protocol drives.
+// SetShardSelector is told the shard selector of the buckets whose Lease the
+// member holds ([ShardSelectorFor]) and returns once the cache holds exactly
+// that share, synced with the server: after a widening, every object of the
+// gained buckets is in it. Only then does the member admit the gained
+// buckets' keys. It is called from one goroutine at a time; an error is
+// logged and the call retried after RetryPeriod.
+//
+// client-go: none.
+type ShardCache interface {
+	SetShardSelector(ctx context.Context, expr string) error
+}
+
+// ShardCacheFunc adapts a function to a [ShardCache].
+//
+// client-go: none.
+type ShardCacheFunc func(ctx context.Context, expr string) error
+
+// SetShardSelector calls f.
+func (f ShardCacheFunc) SetShardSelector(ctx context.Context, expr string) error { return f(ctx, expr) }
+
+// RingLabel is the label every Lease of a ring carries, valued with the
+// ring's name: kubectl get leases -l informerlab.dev/ring=<ring> shows
+// who holds what, and members list the ring's Leases by it.
+const RingLabel = "informerlab.dev/ring"
+
+// maxRingName leaves room in a Lease name for "-bucket-" and a number, or
+// "-member-" and an identity.
+const maxRingName = 40
+
+// ShardOptions configure a [ShardMember].
+//
+// client-go: none (tools/leaderelection.LeaderElectionConfig, per bucket).
+type ShardOptions struct {
+	// Client reads, writes and lists Leases in one namespace. Required.
+	Client ShardLeaseClient
+	// Ring names the group of members sharing the buckets: a DNS label of
+	// at most 40 characters. The member Leases are <Ring>-member-<Identity>,
+	// the bucket Leases <Ring>-bucket-<i>, all labelled [RingLabel]=<Ring>.
+	// Required.
+	Ring string
+	// Identity of this member, unique in the ring. "" means the host name
+	// followed by a random suffix.
+	Identity string
+	// Buckets is the fixed number of buckets. 0 means
+	// DefaultShardBuckets. Every member of a ring must use the same number.
+	Buckets int
+	// LeaseDuration, RenewDeadline and RetryPeriod mean what they mean in
+	// [LeaderElectionOptions], for the member Lease and for each bucket
+	// Lease; 0 means the same defaults.
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+	// ReleaseTimeout bounds one wait for a releasing bucket's in-flight
+	// reconciles to reach 0. When it passes the member keeps the Lease (and
+	// keeps renewing it, and keeps refusing the bucket's keys) and starts
+	// another wait. At shutdown it bounds the whole release: buckets still
+	// held then are left to expire. 0 means RenewDeadline.
+	ReleaseTimeout time.Duration
+	// Cache is told the selector of the held buckets (see [ShardCache]).
+	// nil means there is no sharded cache to drive: a gained bucket is
+	// admitted as soon as its Lease is acquired.
+	Cache ShardCache
+	// Logger receives the member's logs. nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// bucketState is what a member knows of one bucket. The guard reads it on
+// every reconcile, so it is guarded by ShardMember.mu.
+type bucketState struct {
+	// held: this member holds the bucket's Lease (acquired, and not yet
+	// released, lost or given up).
+	held bool
+	// admitted: the cache has synced with the bucket in its selector; keys
+	// may run (if not releasing and the renewal is fresh).
+	admitted bool
+	// releasing: a graceful release has begun; the guard refuses new keys.
+	releasing      bool
+	releaseStarted time.Time
+	// lastRenew is when the last successful acquire or renewal was
+	// started, on the local monotonic clock.
+	lastRenew time.Time
+	// inflight counts the bucket's reconciles running now.
+	inflight int
+}
+
+// reset forgets the bucket's Lease but keeps counting the reconciles still
+// running: they were admitted and will end.
+func (st *bucketState) reset() { *st = bucketState{inflight: st.inflight} }
+
+// memberObservation is what a member last saw of another member's Lease,
+// and when it saw it change, by the local clock.
+type memberObservation struct {
+	rec leaseRecord
+	at  time.Time
+}
+
+// ShardMember is one replica's part in a ring of replicas sharing B buckets
+// of objects (see "Sharding" in the package documentation). Start runs the
+// protocol; [ShardMember.Guard] wraps a Reconciler so that it runs a key only
+// while this member may act on its bucket. A ShardMember is a [Runnable]
+// that runs with or without leader election, once.
+//
+// client-go: none; Knative pkg/leaderelection (bucket Leases) and
+// timebertt/kubernetes-controller-sharding pkg/shard come closest.
+type ShardMember struct {
+	client         ShardLeaseClient
+	ring           string
+	identity       string
+	buckets        int
+	leaseDuration  time.Duration
+	renewDeadline  time.Duration
+	retryPeriod    time.Duration
+	releaseTimeout time.Duration
+	cache          ShardCache
+	logger         *slog.Logger
+
+	// Only the goroutine running Start touches the fields below.
+	member        *leaderElector   // the member Lease
+	electors      []*leaderElector // the bucket Leases, by bucket
+	memberRenewed time.Time        // start of the last successful member renewal
+	others        map[string]memberObservation
+	leaving       bool
+
+	// wake tells the cache goroutine that want changed.
+	wake chan struct{}
+
+	mu      sync.Mutex // guards the fields below
+	state   []bucketState
+	members []string // the live members, as last computed
+	// want is the set of held buckets, the selector the cache should
+	// have; wantGen counts its changes.
+	want    []int
+	wantGen uint64
+	started bool
+}
+
+// NewShardMember checks opts and returns a member that has not started.
+func NewShardMember(opts ShardOptions) (*ShardMember, error) {
+	if opts.Client == nil {
+		return nil, errors.New("controller: shard member: Client is nil")
+	}
+	if errs := validation.IsDNS1123Label(opts.Ring); len(errs) > 0 || len(opts.Ring) > maxRingName {
+		return nil, fmt.Errorf("controller: shard member: Ring %q must be a DNS label of at most %d characters (it prefixes Lease names and is a label value)", opts.Ring, maxRingName)
+	}
+	if opts.Buckets < 0 {
+		return nil, fmt.Errorf("controller: shard member: Buckets is negative (%d)", opts.Buckets)
+	}
+	if opts.ReleaseTimeout < 0 {
+		return nil, fmt.Errorf("controller: shard member: ReleaseTimeout is negative (%s)", opts.ReleaseTimeout)
+	}
+	identity := opts.Identity
+	if identity == "" {
+		id, err := defaultIdentity()
+		if err != nil {
+			return nil, fmt.Errorf("controller: shard member: %w", err)
+		}
+		identity = id
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	s := &ShardMember{
+		client:   opts.Client,
+		ring:     opts.Ring,
+		identity: identity,
+		buckets:  intOr(opts.Buckets, DefaultShardBuckets),
+		cache:    opts.Cache,
+		logger:   logger.With("ring", opts.Ring, "member", identity),
+		others:   map[string]memberObservation{},
+		wake:     make(chan struct{}, 1),
+	}
+	leOpts := LeaderElectionOptions{
+		Client:        opts.Client,
+		Name:          s.memberLeaseName(identity),
+		Identity:      identity,
+		LeaseDuration: opts.LeaseDuration,
+		RenewDeadline: opts.RenewDeadline,
+		RetryPeriod:   opts.RetryPeriod,
+	}
+	// The member Lease and every bucket Lease are kept by the leader
+	// election's elector: the same acquire, renew, expiry and release rules.
+	leaseLogger := s.logger.With("component", "lease")
+	member, err := newLeaderElector(leOpts, leaseLogger)
+	if err != nil {
+		return nil, fmt.Errorf("controller: shard member: %w", err)
+	}
+	labels := map[string]string{RingLabel: s.ring}
+	member.labels = labels
+	s.member = member
+	s.leaseDuration, s.renewDeadline, s.retryPeriod = member.leaseDuration, member.renewDeadline, member.retryPeriod
+	s.releaseTimeout = cmpOr(opts.ReleaseTimeout, s.renewDeadline)
+	for b := range s.buckets {
+		leOpts.Name = s.bucketLeaseName(b)
+		le, err := newLeaderElector(leOpts, leaseLogger)
+		if err != nil {
+			return nil, fmt.Errorf("controller: shard member: %w", err)
+		}
+		le.labels = labels
+		s.electors = append(s.electors, le)
+	}
+	s.state = make([]bucketState, s.buckets)
+	return s, nil
+}
+
+func intOr(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
+}
+
+func (s *ShardMember) memberLeaseName(id string) string { return s.ring + "-member-" + id }
+func (s *ShardMember) bucketLeaseName(b int) string     { return s.ring + "-bucket-" + strconv.Itoa(b) }
+
+// Identity returns the member's identity, the holder it writes in Leases.
+func (s *ShardMember) Identity() string { return s.identity }
+
+// Buckets returns the number of buckets.
+func (s *ShardMember) Buckets() int { return s.buckets }
+
+// NeedLeaderElection reports false: every replica is a member, leader or not.
+func (s *ShardMember) NeedLeaderElection() bool { return false }
+
+// Held returns, sorted, the buckets whose Lease this member holds, including
+// those not yet admitted and those being released.
+func (s *ShardMember) Held() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var held []int
+	for b, st := range s.state {
+		if st.held {
+			held = append(held, b)
+		}
+	}
+	return held
+}
+
+// Members returns, sorted, the live members as this member last computed
+// them (itself included while its member Lease is fresh).
+func (s *ShardMember) Members() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.members)
+}
+
+// Admits reports whether the guard would run a key of bucket now: the
+// bucket's Lease is held, the cache has synced with it, it is not being
+// released, and the Lease was renewed less than RenewDeadline ago.
+func (s *ShardMember) Admits(bucket int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.admitsLocked(bucket) == admitRun
+}
+
+// InFlight returns the number of the bucket's reconciles running now.
+func (s *ShardMember) InFlight(bucket int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if bucket < 0 || bucket >= len(s.state) {
+		return 0
+	}
+	return s.state[bucket].inflight
+}
+
+// Start runs the protocol until ctx ends, then releases gracefully: it stops
+// admitting keys, waits (up to ReleaseTimeout) until the in-flight
+// reconciles end, releases the bucket Leases, and last the member Lease.
+// Every RetryPeriod it:
+//
+//  1. renews its member Lease;
+//  2. lists the ring's Leases: the live members are those whose member Lease
+//     changed less than its duration ago (by the local clock);
+//  3. computes the bucket → member map ([BucketOwners]);
+//  4. renews the bucket Leases it holds, dropping one it could not renew
+//     within RenewDeadline or that someone else now holds;
+//  5. tries to acquire the buckets the map gives it and it does not hold;
+//  6. releases gracefully the buckets the map gives to someone else;
+//  7. hands the set of held buckets to the cache, whose goroutine widens or
+//     narrows the selector and, once synced, admits the gained buckets.
+func (s *ShardMember) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		return errors.New("controller: shard member: started twice")
+	}
+	s.started = true
+	s.mu.Unlock()
+
+	cacheCtx, stopCache := context.WithCancel(ctx)
+	cacheDone := make(chan struct{})
+	go func() {
+		defer close(cacheDone)
+		s.runCache(cacheCtx)
+	}()
+
+	s.logger.Info("joining the ring", "buckets", s.buckets)
+	for {
+		s.tick(ctx)
+		if !sleep(ctx, s.retryPeriod) {
+			break
+		}
+	}
+	s.leave()
+	stopCache()
+	<-cacheDone
+	return nil
+}
+
+// leave releases every bucket gracefully, then the member Lease. Its context
+// is a fresh one: Start's has ended.
+func (s *ShardMember) leave() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.releaseTimeout+s.retryPeriod)
+	defer cancel()
+	s.leaving = true
+	s.logger.Info("leaving the ring: releasing buckets", "held", s.Held())
+	for len(s.Held()) > 0 {
+		s.tick(ctx)
+		if len(s.Held()) == 0 || !sleep(ctx, s.retryPeriod/4) {
+			break
+		}
+	}
+	if held := s.Held(); len(held) > 0 {
+		s.logger.Warn("in-flight reconciles did not end in time: leaving the Leases to expire", "held", held)
+		s.mu.Lock()
+		for b := range s.state {
+			s.state[b].reset()
+		}
+		s.mu.Unlock()
+	}
+	s.member.release(ctx)
+}
+
+// tick is one round of the protocol (see Start).
+func (s *ShardMember) tick(ctx context.Context) {
+	start := time.Now()
+	if !s.leaving && s.member.tryAcquireOrRenew(ctx) {
+		s.memberRenewed = start
+	}
+	owners := s.viewRing(ctx, start)
+
+	changed := false
+	for b, le := range s.electors {
+		s.mu.Lock()
+		held := s.state[b].held
+		s.mu.Unlock()
+		switch {
+		case held:
+			// Without a fresh view of the ring, keep what is held.
+			mine := !s.leaving && (owners == nil || owners[b] == s.identity)
+			changed = s.keep(ctx, b, le, mine) || changed
+		case !s.leaving && owners != nil && owners[b] == s.identity:
+			attempt := time.Now()
+			if le.tryAcquireOrRenew(ctx) {
+				s.mu.Lock()
+				s.state[b].reset()
+				s.state[b].held, s.state[b].lastRenew, s.state[b].admitted = true, attempt, s.cache == nil
+				s.mu.Unlock()
+				s.logger.Info("acquired bucket", "bucket", b)
+				changed = true
+			}
+		}
+	}
+	if changed {
+		s.postWant()
+	}
+}
+
+// viewRing renews the view of the ring: it lists the Leases, notes what changed,
+// and returns the bucket → member map, or nil if the list failed (then no
+// bucket is acquired or released this round; held ones are still renewed).
+func (s *ShardMember) viewRing(ctx context.Context, now time.Time) []string {
+	list, err := s.client.List(ctx, metav1.ListOptions{LabelSelector: RingLabel + "=" + s.ring})
+	if err != nil {
+		s.logger.Info("could not list the ring's Leases", "err", err)
+		return nil
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		s.logger.Error("unreadable Lease list", "err", err)
+		return nil
+	}
+	memberPrefix, bucketPrefix := s.ring+"-member-", s.ring+"-bucket-"
+	seen := map[string]bool{}
+	var live []string
+	for _, item := range items {
+		lease, rec, err := readLease(item)
+		if err != nil {
+			continue
+		}
+		name := lease.GetName()
+		switch {
+		case strings.HasPrefix(name, bucketPrefix):
+			b, err := strconv.Atoi(strings.TrimPrefix(name, bucketPrefix))
+			if err == nil && b >= 0 && b < s.buckets {
+				s.electors[b].see(rec, now)
+			}
+		case strings.HasPrefix(name, memberPrefix) && name != s.member.name:
+			seen[name] = true
+			obs, ok := s.others[name]
+			if !ok || !rec.equal(obs.rec) {
+				obs = memberObservation{rec: rec, at: now}
+				s.others[name] = obs
+			}
+			if rec.holderIdentity != "" && now.Before(obs.at.Add(time.Duration(rec.leaseDurationSeconds)*time.Second)) {
+				live = append(live, rec.holderIdentity)
+			}
+		}
+	}
+	for name := range s.others {
+		if !seen[name] {
+			delete(s.others, name)
+		}
+	}
+	if !s.leaving && !s.memberRenewed.IsZero() && time.Since(s.memberRenewed) < s.renewDeadline {
+		live = append(live, s.identity)
+	}
+	slices.Sort(live)
+	live = slices.Compact(live)
+	s.mu.Lock()
+	s.members = live
+	s.mu.Unlock()
+	return BucketOwners(live, s.buckets)
+}
+
+// see records a Lease version read by someone else's request (the member's
+// list), as tryAcquireOrRenew records what it reads: expiry is judged from
+// when the record was first seen to change.
+func (le *leaderElector) see(rec leaseRecord, now time.Time) {
+	if !rec.equal(le.observedRecord) {
+		le.observedRecord, le.observedTime = rec, now
+	}
+}
+
+// keep renews a held bucket and, when the ring gives it to someone else,
+// moves its graceful release on. It reports whether the held set changed.
+func (s *ShardMember) keep(ctx context.Context, b int, le *leaderElector, mine bool) bool {
+	attempt := time.Now()
+	renewed := le.tryAcquireOrRenew(ctx)
+	s.mu.Lock()
+	st := &s.state[b]
+	if renewed {
+		st.lastRenew = attempt
+	} else if holder := le.observedRecord.holderIdentity; holder != s.identity || time.Since(st.lastRenew) >= s.renewDeadline {
+		st.reset()
+		s.mu.Unlock()
+		le.setLeading(false)
+		s.logger.Warn("lost bucket: its Lease was not renewed in time or is held by another", "bucket", b, "holder", holder)
+		return true
+	}
+	switch {
+	case mine && st.releasing:
+		st.releasing = false
+		s.mu.Unlock()
+		s.logger.Info("bucket is ours again: release cancelled", "bucket", b)
+		return false
+	case mine:
+		s.mu.Unlock()
+		return false
+	case !st.releasing:
+		// Release, step 1: stop admitting.
+		st.releasing, st.releaseStarted = true, time.Now()
+		s.logger.Info("releasing bucket: no new reconciles", "bucket", b, "inflight", st.inflight)
+	}
+	if n := st.inflight; n > 0 {
+		// Release, step 2: wait for the in-flight reconciles.
+		if time.Since(st.releaseStarted) >= s.releaseTimeout {
+			st.releaseStarted = time.Now()
+			s.mu.Unlock()
+			s.logger.Warn("in-flight reconciles did not end within ReleaseTimeout: keeping the Lease and waiting again", "bucket", b, "inflight", n)
+			return false
+		}
+		s.mu.Unlock()
+		return false
+	}
+	st.reset()
+	s.mu.Unlock()
+	// Release, step 3: free the Lease for the new owner; step 4 (narrow
+	// the selector) follows from the held set's change.
+	le.release(ctx)
+	s.logger.Info("released bucket", "bucket", b)
+	return true
+}
+
+// postWant hands the held set to the cache goroutine.
+func (s *ShardMember) postWant() {
+	s.mu.Lock()
+	s.want = s.want[:0]
+	for b, st := range s.state {
+		if st.held {
+			s.want = append(s.want, b)
+		}
+	}
+	s.wantGen++
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// runCache applies the newest held set to the cache, one call at a time, and
+// admits the gained buckets once it synced: gain, steps 2 to 4.
+func (s *ShardMember) runCache(ctx context.Context) {
+	if s.cache == nil {
+		return
+	}
+	var done uint64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		}
+		for {
+			s.mu.Lock()
+			gen, want := s.wantGen, slices.Clone(s.want)
+			s.mu.Unlock()
+			if gen == done {
+				break
+			}
+			expr, err := ShardSelectorFor(want, s.buckets)
+			if err == nil {
+				err = s.cache.SetShardSelector(ctx, expr)
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				s.logger.Error("could not change the cache's shard selector; retrying", "err", err)
+				if !sleep(ctx, s.retryPeriod) {
+					return
+				}
+				continue
+			}
+			done = gen
+			// The cache holds want's objects: admit those still held.
+			s.mu.Lock()
+			for _, b := range want {
+				if st := &s.state[b]; st.held && !st.admitted {
+					st.admitted = true
+					s.logger.Info("bucket synced: admitting its keys", "bucket", b)
+				}
+			}
+			s.mu.Unlock()
+		}
+	}
+}

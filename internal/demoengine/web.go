@@ -1,4 +1,4 @@
-package main
+package demoengine
 
 import (
 	"context"
@@ -165,7 +165,7 @@ func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControl
 		return err
 	})
 	switch {
-	case errors.Is(err, errNoAnswer):
+	case errors.Is(err, ErrNoAnswer):
 		return nil, err
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("demo: --web needs the Foo CRD on %s: kubectl apply -f samplecontroller/testdata/foo-crd.yaml", cfg.RedactedServer())

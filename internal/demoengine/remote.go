@@ -1,4 +1,4 @@
-package main
+package demoengine
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func runRemote(ctx context.Context, o options, n *narrator, e env) error {
 		_, err := c.ServerGroups(ctx)
 		return err
 	})
-	if errors.Is(err, errNoAnswer) {
+	if errors.Is(err, ErrNoAnswer) {
 		return err
 	}
 	if err != nil {

@@ -3,7 +3,9 @@
 // controller and the Deployment simulator; or a remote API server), the
 // narrator that writes one line per step an object takes across the
 // client-go diagram, the scenarios of the story, and the controls of the
-// live pipeline page. cmd/demo turns its flags into Options and calls Run.
+// live pipeline page. cmd/demo turns its flags into Options and calls Run;
+// cmd/playground runs the page's embedded world in a browser tab
+// (StartTab), with no HTTP server.
 //
 // # How it works
 //

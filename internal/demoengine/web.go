@@ -21,6 +21,64 @@ import (
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
+// page is the world behind the pipeline page: the sample controller
+// recorded for it, its controls, and the page's Server (package
+// internal/pipelineweb), which HTTP serves (runWeb) or a browser tab calls
+// directly (Tab).
+type page struct {
+	rec *pipelineweb.Recorder
+	ctl *webControls
+	w   *world
+	srv *pipelineweb.Server
+}
+
+// newPage builds the world of the page: on the embedded fakeapi, or, with
+// o.server or o.kubeconfig, on that server. The narrator hears every event
+// the page does (world.go).
+func newPage(ctx context.Context, o options, n *narrator, e env) (*page, error) {
+	model := pipelineweb.NewModel()
+	hub := pipelineweb.NewHub(model, pipelineweb.DefaultHistory)
+	rec := pipelineweb.NewRecorder(hub, model)
+	n.web = rec
+
+	ctl := &webControls{rec: rec, n: n, runCtx: ctx}
+	var w *world
+	var err error
+	if o.server != "" || o.kubeconfig != "" {
+		w, err = webRemoteWorld(ctx, o, n, ctl, e)
+	} else {
+		w, err = webEmbeddedWorld(ctx, n, ctl)
+	}
+	if err != nil {
+		rec.Close()
+		if ctl.srv != nil {
+			ctl.srv.Close()
+		}
+		return nil, err
+	}
+	model.SetInformer("Foo", w.fooInf)
+	model.SetInformer("Deployment", w.depInf)
+	ctl.w = w
+	return &page{rec: rec, ctl: ctl, w: w, srv: pipelineweb.NewServer(hub, model, rec, ctl)}, nil
+}
+
+// stop ends the page's world: the recorder first (a slow handler must not
+// hold up the shutdown), then the scenarios, which end with the run's
+// context, then the controller and its informers, then the embedded API
+// server.
+func (p *page) stop() error {
+	p.rec.Close()
+	p.ctl.wait()
+	err := p.w.stop()
+	if p.ctl.srv != nil {
+		p.ctl.srv.Close()
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
 // runWeb serves the pipeline page (package internal/pipelineweb) at
 // o.webAddr while the sample controller runs: on the embedded fakeapi, or
 // on the server of --server or --kubeconfig. The terminal shows the usual
@@ -32,33 +90,13 @@ func runWeb(ctx context.Context, o options, n *narrator, e env) error {
 	}
 	defer ln.Close()
 
-	model := pipelineweb.NewModel()
-	hub := pipelineweb.NewHub(model, pipelineweb.DefaultHistory)
-	rec := pipelineweb.NewRecorder(hub, model)
-	defer rec.Close()
-	// Every event the narrator hears, the page hears too (world.go).
-	n.web = rec
-
-	ctl := &webControls{rec: rec, n: n, runCtx: ctx}
-	var w *world
-	if o.server != "" || o.kubeconfig != "" {
-		w, err = webRemoteWorld(ctx, o, n, ctl, e)
-	} else {
-		w, err = webEmbeddedWorld(ctx, n, ctl)
-	}
+	p, err := newPage(ctx, o, n, e)
 	if err != nil {
 		return err
 	}
-	if ctl.srv != nil {
-		defer ctl.srv.Close()
-	}
-	model.SetInformer("Foo", w.fooInf)
-	model.SetInformer("Deployment", w.depInf)
-	ctl.w = w
-
-	w.start(ctx)
+	p.w.start(ctx)
 	url := "http://" + ln.Addr().String() + "/"
-	n.say("informerlab demo: the pipeline page is at %s — open it in a browser to watch the sample controller's Foos cross the diagram (%s). Ctrl-C stops.", url, ctl.info.Mode)
+	n.say("informerlab demo: the pipeline page is at %s — open it in a browser to watch the sample controller's Foos cross the diagram (%s). Ctrl-C stops.", url, p.ctl.info.Mode)
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		n.say("warning: %s is reachable from other machines, and the page's controls write to the API server with no authentication: anyone who can open it can create and delete Foos and inject faults.", ln.Addr())
 	}
@@ -68,16 +106,15 @@ func runWeb(ctx context.Context, o options, n *narrator, e env) error {
 	host, _, _ := net.SplitHostPort(o.webAddr)
 	guard, err := sameorigin.New(ln.Addr(), sameorigin.Options{Hosts: []string{host}, Refuse: refuseJSON(n)})
 	if err != nil {
+		_ = p.stop()
 		return fmt.Errorf("demo: %w", err)
 	}
-	serveErr := pipelineweb.Serve(ctx, ln, guard.Handler(pipelineweb.NewServer(hub, model, rec, ctl)))
-	rec.Close() // a slow handler must not hold up the shutdown
-	ctl.wait()
-	stopErr := w.stop()
+	serveErr := pipelineweb.Serve(ctx, ln, guard.Handler(p.srv))
+	stopErr := p.stop()
 	if serveErr != nil {
 		return serveErr
 	}
-	if stopErr != nil && !errors.Is(stopErr, context.Canceled) {
+	if stopErr != nil {
 		return stopErr
 	}
 	n.say("\nInterrupted: the page's server, the controllers and the informers stopped; every goroutine has exited. Bye.")

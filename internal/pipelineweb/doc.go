@@ -31,6 +31,14 @@
 //     batches of events and, four times a second when it changed, the
 //     Model's snapshot. Its controls call [Controls], which cmd/demo
 //     implements (create, scale, delete, faults, scenarios).
+//  6. The page's three operations are also methods, with no HTTP:
+//     [Server.Stream] (the event stream), [Server.Act] (a control) and
+//     [Server.Object] (one cached object). cmd/playground calls them from
+//     the browser tab, where the whole pipeline runs as WebAssembly, and
+//     the page's script (assets/app.js) picks its transport at start:
+//     HTTP when the demo served it, calls into the tab when the
+//     playground's loader is on the page. [Assets] gives the page's files
+//     to the playground's site builder.
 //
 // # Guarantees
 //
@@ -62,7 +70,9 @@
 //
 // # Read next
 //
-// Run `go run ./cmd/demo --web` and open http://127.0.0.1:8080/. The
+// Run `go run ./cmd/demo --web` and open http://127.0.0.1:8080/, or build
+// the playground (`go run ./cmd/playground/build -out site/`) and serve
+// its folder. The
 // Example shows the hub; the pipeline tests
 // (go test -race -run 'TestRecorded|TestPaused|TestSlowHandler' ./internal/pipelineweb)
 // run the sample controller recorded for the page, and the browser tests

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -72,4 +73,19 @@ func recovered(op string, answer func(msg string)) {
 func errorJSON(msg string) string {
 	data, _ := json.Marshal(map[string]string{"error": msg})
 	return string(data)
+}
+
+// memStats is what stats reports of the Go runtime, in bytes.
+type memStats struct {
+	HeapAlloc, HeapSys, Sys uint64
+	Goroutines              int
+}
+
+// stats reads the Go runtime's memory: the live heap, what the heap holds
+// from the system, all the runtime holds, and the goroutines. The
+// playground's budget test samples it over a run.
+func stats() memStats {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return memStats{HeapAlloc: m.HeapAlloc, HeapSys: m.HeapSys, Sys: m.Sys, Goroutines: runtime.NumGoroutine()}
 }

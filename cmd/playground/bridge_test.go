@@ -126,3 +126,18 @@ func TestBridgeRecoversPanics(t *testing.T) {
 	assert.Equal(t, "panic", streamed[0])
 	assert.Contains(t, streamed[1], "playground: the event stream panicked")
 }
+
+// TestStatsReportTheRuntimesMemory: stats, which the budget test samples
+// in the browser, reports a live heap no larger than the heap, and the
+// goroutines of a running world.
+// Diagram: none. client-go: none.
+func TestStatsReportTheRuntimesMemory(t *testing.T) {
+	startBridge(t)
+
+	s := stats()
+
+	assert.Positive(t, s.HeapAlloc)
+	assert.LessOrEqual(t, s.HeapAlloc, s.HeapSys)
+	assert.LessOrEqual(t, s.HeapSys, s.Sys)
+	assert.Greater(t, s.Goroutines, 5, "the world's informers, controllers and servers run")
+}

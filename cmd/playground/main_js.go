@@ -17,6 +17,7 @@ import (
 //	listen(send) -> stop    send(event, json) for each message of the stream
 //	control(json) -> Promise<json>
 //	object(kind, key) -> Promise<{ok, text}>
+//	stats() -> {heapAlloc, heapSys, sys, goroutines}   the Go runtime's memory, for measuring
 //
 // or informerlabPlaygroundFailed(message) if the world did not start.
 func main() {
@@ -43,6 +44,10 @@ func main() {
 			text, ok := b.object(kind, key)
 			return map[string]any{"ok": ok, "text": text}
 		})
+	}))
+	api.Set("stats", js.FuncOf(func(js.Value, []js.Value) any {
+		s := stats()
+		return map[string]any{"heapAlloc": s.HeapAlloc, "heapSys": s.HeapSys, "sys": s.Sys, "goroutines": s.Goroutines}
 	}))
 	js.Global().Call("informerlabPlaygroundStarted", api)
 	select {} // the world runs until the tab closes

@@ -17,8 +17,9 @@
 //     controller) on one Manager, whose cache has one informer for Foos
 //     and one for Deployments. The demo narrates it from the outside,
 //     through what New takes (world.go): step 1 by wrapping each
-//     informer's ListerWatcher (listwatch.go); steps 2 to 5 by turning the
-//     informers' debug trace, from the Logger, into lines (narrate.go);
+//     informer's ListerWatcher (listwatch.go); steps 2 to 5 from the informers'
+//     debug trace, which package internal/pipelinetrace makes typed
+//     events of, in one place (the Logger), narrated by narrate.go;
 //     steps 6 to 9, the controller's API writes, its Reconcile results and
 //     its backoff from the Observer's events (observe.go).
 //  3. The story (story.go) plays its chapters: each prints a one-line
@@ -27,8 +28,9 @@
 //
 // With --web it serves the same events as a live web page of the diagram
 // (web.go, web_controls.go, web_scenarios.go; the page and its event feed
-// are package internal/pipelineweb): the narrator tees the Observer and the
-// informers' trace to the page's Recorder (world.go), the Foo and
+// are package internal/pipelineweb): the Observer's events and the typed
+// trace go to the narrator and to the page's Recorder alike, two renderers
+// of one stream (world.go), the Foo and
 // Deployment handles pass its Valve (pause, step, speed), and the page's
 // controls write Foos, inject fakeapi's faults and play the scenarios. The
 // terminal narrates as usual. The page is served behind the same-origin

@@ -16,7 +16,7 @@ import (
 func TestVerboseLogLinesShowTheirError(t *testing.T) {
 	var out bytes.Buffer
 	n := &narrator{out: &out, verbose: true}
-	logger := slog.New(&traceHandler{n: n, kinds: newKindIndex()}).
+	logger := slog.New((&traceNarrator{n: n, kinds: newKindIndex()}).handler()).
 		With(slog.String("reflector", "foos"), slog.String("type", "*samplecontroller.Foo"))
 
 	logger.Warn("reflector: failed to list or watch", "err", errors.New(`Get "https://10.0.0.1/apis": dial tcp: connection refused`))
@@ -34,7 +34,7 @@ func TestVerboseLogLinesShowTheirError(t *testing.T) {
 func TestLogLinesPrintWithTheirCause(t *testing.T) {
 	var out bytes.Buffer
 	n := &narrator{out: &out, verbose: true, buffered: true}
-	h := &traceHandler{n: n, kinds: newKindIndex()}
+	h := (&traceNarrator{n: n, kinds: newKindIndex()}).handler()
 	controllerLog := slog.New(h).With("controller", "foo")
 	reflectorLog := slog.New(h).With("reflector", "deployments", "type", "*samplecontroller.Deployment")
 

@@ -88,7 +88,7 @@ func runRemote(ctx context.Context, o options, n *narrator, e env) error {
 	kinds := newKindIndex()
 	l := newNarratedLW(c.Resource(gvr).Namespace(o.namespace), kind, n, g, kinds)
 	inf := informer.NewSharedIndexInformer(l, nil, 0, nil,
-		informer.WithLogger(slog.New(&traceHandler{n: n, kinds: kinds, dispatch: true})),
+		informer.WithLogger(slog.New((&traceNarrator{n: n, kinds: kinds, dispatch: true}).handler())),
 		informer.WithReflectorOptions(reflector.Options{Name: kind}))
 	if _, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { n.step(tagHandler, "%s %s: handler called: OnAdd", kind, pipelineweb.ObjectKey(obj)) },

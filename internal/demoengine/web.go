@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -252,29 +251,4 @@ func teeObserver(a, b sc.Observer) sc.Observer {
 		a(e)
 		b(e)
 	}
-}
-
-// teeHandler sends each log record to both handlers.
-type teeHandler [2]slog.Handler
-
-func (t teeHandler) Enabled(ctx context.Context, level slog.Level) bool {
-	return t[0].Enabled(ctx, level) || t[1].Enabled(ctx, level)
-}
-
-func (t teeHandler) Handle(ctx context.Context, r slog.Record) error {
-	var errs []error
-	for _, h := range t {
-		if h.Enabled(ctx, r.Level) {
-			errs = append(errs, h.Handle(ctx, r.Clone()))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (t teeHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return teeHandler{t[0].WithAttrs(attrs), t[1].WithAttrs(attrs)}
-}
-
-func (t teeHandler) WithGroup(name string) slog.Handler {
-	return teeHandler{t[0].WithGroup(name), t[1].WithGroup(name)}
 }

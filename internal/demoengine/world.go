@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/internal/pipelinetrace"
 	"github.com/informerlab/informerlab/internal/pipelineweb"
 	"github.com/informerlab/informerlab/reflector"
 	sc "github.com/informerlab/informerlab/samplecontroller"
@@ -38,7 +39,8 @@ var eventsGVR = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 // simulator), wired to narrate every step:
 //
 //   - steps 1 and 2: each informer lists and watches through a narratedLW;
-//   - steps 2 to 5: the informers' debug trace, through traceHandler;
+//   - steps 2 to 5: the informers' debug trace, typed by package
+//     internal/pipelinetrace, through traceNarrator;
 //   - steps 6 to 9, the controller's writes, its Reconcile results and its
 //     backoff: the sample controller's Observer (observer.go).
 type world struct {
@@ -86,11 +88,16 @@ func newWorld(n *narrator, g *gate, api base, namespace string, events base, sim
 		}
 		return r
 	}
+	// One event stream, two renderers: the trace, typed in one place
+	// (pipelinetrace), and the controller's Observer events go to the
+	// terminal's narrator and, with --web, to the page's Recorder.
 	obs := newObserver(n, w.writes, kinds)
-	observe, trace := obs.observe, slog.Handler(&traceHandler{n: n, kinds: kinds, syncs: w.resyncs})
+	tn := &traceNarrator{n: n, kinds: kinds, syncs: w.resyncs}
+	observe, sinks := obs.observe, []func(pipelinetrace.Event){tn.trace}
 	if n.web != nil {
-		observe, trace = teeObserver(observe, n.web.Observe), teeHandler{trace, n.web.Handler()}
+		observe, sinks = teeObserver(observe, n.web.Observe), append(sinks, n.web.Trace)
 	}
+	trace := pipelinetrace.Handler(sinks...)
 	ctl, err := sc.New(narrated, sc.Options{
 		Namespace:           namespace,
 		ResyncPeriod:        resyncPeriod,

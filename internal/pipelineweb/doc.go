@@ -3,12 +3,14 @@
 // for every event of the running sample controller.
 //
 //	Reflector ListerWatcher --Resource--+
-//	informers' slog trace ----Handler---+--> Recorder --> Hub --> Model (the boxes' state)
+//	pipelinetrace.Event ------Trace-----+--> Recorder --> Hub --> Model (the boxes' state)
 //	samplecontroller.Observer --Observe-+                    \--> Subscription per page --SSE--> browser
 //
 // The page shows the events the text demo prints, from the same places:
 // the events come from the samplecontroller Observer and the informers'
-// debug trace (cmd/demo tees both), and from the informers' ListerWatcher.
+// debug trace, typed once by package internal/pipelinetrace (the demo's
+// engine hands both to the terminal's narrator and to the Recorder), and
+// from the informers' ListerWatcher.
 // Nothing is simulated: a token moves because the real Reflector, DeltaFIFO,
 // informer, workqueue and worker did something.
 //
@@ -17,8 +19,8 @@
 //  1. [Recorder.Resource] wraps the API handle each informer lists and
 //     watches through: every LIST, WATCH and watch event passes the
 //     [Valve] (pause, single step, speed) and becomes a step 1 Event.
-//  2. [Recorder.Handler], a slog.Handler on the informers' logger, turns
-//     their trace records into step 2 to 6 Events and their Reflectors'
+//  2. [Recorder.Trace], a sink of pipelinetrace.Handler on the informers'
+//     logger, turns their typed trace into step 2 to 6 Events and their Reflectors'
 //     state changes into Reflector Events. For a relist it names, per key,
 //     the Replaced deltas and the tombstones Replace queues.
 //  3. [Recorder.Observe], the samplecontroller Observer, turns steps 6 to

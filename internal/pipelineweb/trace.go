@@ -1,108 +1,69 @@
 package pipelineweb
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/informerlab/informerlab/internal/pipelinetrace"
 )
 
 // maxListedKeys bounds the per-key events one LIST or Replace publishes; a
 // bigger list is summed up in one line.
 const maxListedKeys = 50
 
-// Handler returns a slog.Handler for the informers' logger: it turns their
-// debug trace (informer/trace.go: one record per object at steps 2 to 6)
-// and their Reflectors' state changes into Events. Other records are
-// ignored. Tee it with the text demo's handler to have both.
-func (r *Recorder) Handler() slog.Handler { return &traceHandler{r: r} }
+// Handler returns a slog.Handler for the informers' logger that records
+// their trace on the page alone: pipelinetrace.Handler(r.Trace). Where the
+// terminal narrates too, give both sinks to one pipelinetrace.Handler.
+func (r *Recorder) Handler() slog.Handler { return pipelinetrace.Handler(r.Trace) }
 
-type traceHandler struct {
-	r     *Recorder
-	attrs []slog.Attr // from WithAttrs: the Reflector's name and type
-}
-
-func (h *traceHandler) Enabled(_ context.Context, level slog.Level) bool {
-	return level >= slog.LevelDebug
-}
-
-func (h *traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &traceHandler{r: h.r, attrs: append(slices.Clip(h.attrs), attrs...)}
-}
-
-func (h *traceHandler) WithGroup(string) slog.Handler { return h }
-
-func (h *traceHandler) Handle(_ context.Context, rec slog.Record) error {
-	attrs := map[string]slog.Value{}
-	for _, a := range h.attrs {
-		attrs[a.Key] = a.Value
-	}
-	rec.Attrs(func(a slog.Attr) bool {
-		attrs[a.Key] = a.Value
-		return true
-	})
-	str := func(k string) string {
-		if v, ok := attrs[k]; ok {
-			return v.String()
-		}
-		return ""
-	}
-	key := str("key")
-	kind := h.r.kinds.of(key)
-	r := h.r
-	switch msg := rec.Message; {
-	case strings.HasPrefix(msg, "informer: step 2") && str("op") != "":
-		t := DeltaType(str("op"))
+// Trace turns one event of the pipeline's trace into Events: steps 2 to 6
+// of each object and the Reflectors' state changes. Log lines are not
+// shown on the page.
+func (r *Recorder) Trace(te pipelinetrace.Event) {
+	key := te.Key
+	kind := r.kinds.of(key)
+	switch te.What {
+	case pipelinetrace.Queued:
+		t := DeltaType(te.Op)
 		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: kind, Key: key, Deltas: []string{t},
 			Text: fmt.Sprintf("%s %s: %s delta queued", kind, key, t)})
-	case strings.HasPrefix(msg, "informer: step 2"):
-		n, _ := strconv.Atoi(str("objects"))
-		r.replaced(n, str("resourceVersion"))
-	case strings.HasPrefix(msg, "informer: step 3"):
-		var types []string
-		if v, ok := attrs["deltas"]; ok {
-			types, _ = v.Any().([]string)
-		}
+	case pipelinetrace.Listed:
+		r.replaced(te.Objects, te.RV)
+	case pipelinetrace.Popped:
+		types := te.Deltas
 		e := Event{Op: OpPop, Tag: TagPop, Arrow: ArrowPop, Kind: kind, Key: key, Deltas: types,
 			Text: fmt.Sprintf("%s %s: popped deltas [%s]", kind, key, strings.Join(types, " "))}
 		if len(types) > 0 && types[len(types)-1] == "Deleted" && r.tombstoneTaken(kind, key) {
 			e.Tombstone = true
 			e.Text += " (the Deleted delta holds a DeletedFinalStateUnknown tombstone)"
 		}
-		if str("isInInitialList") == "true" {
+		if te.InitialList {
 			e.Text += " (in the initial list)"
 		}
 		r.hub.Publish(e)
-	case strings.HasPrefix(msg, "informer: steps 4-5"):
-		op := str("op")
-		r.hub.Publish(Event{Op: OpStore, Tag: TagIndexer, Arrow: ArrowStore, Kind: kind, Key: key, Verb: op,
-			Text: fmt.Sprintf("%s %s: %s in the cache", kind, key, CacheVerb(op))})
-	case strings.HasPrefix(msg, "informer: step 6"):
-		n, _ := strconv.Atoi(str("handlers"))
+	case pipelinetrace.Stored:
+		r.hub.Publish(Event{Op: OpStore, Tag: TagIndexer, Arrow: ArrowStore, Kind: kind, Key: key, Verb: te.Op,
+			Text: fmt.Sprintf("%s %s: %s in the cache", kind, key, CacheVerb(te.Op))})
+	case pipelinetrace.Dispatched:
 		note := ""
-		if str("resync") == "true" {
+		if te.Resync {
 			note = " (same resourceVersion: a resync)"
 		}
-		r.hub.Publish(Event{Op: OpDispatch, Tag: TagHandler, Arrow: ArrowDisp, Kind: kind, Key: key, Count: n,
-			Verb: str("notification"),
-			Text: fmt.Sprintf("%s %s: dispatch On%s to %d handler(s)%s", kind, key, capitalize(str("notification")), n, note)})
-	case msg == "reflector: state":
-		kind := kindOfType(str("type"))
-		r.hub.Publish(Event{Op: OpReflector, Tag: TagList, Kind: kind, State: str("to"), Cause: str("cause"),
-			Text: fmt.Sprintf("%s Reflector: %s → %s (%s)", plural(kind), str("from"), str("to"), str("cause"))})
-	case strings.HasPrefix(msg, "reflector: backing off before "):
-		kind := kindOfType(str("type"))
-		d, _ := time.ParseDuration(str("delay"))
-		if v, ok := attrs["delay"]; ok && v.Kind() == slog.KindDuration {
-			d = v.Duration()
-		}
-		r.hub.Publish(Event{Op: OpReflector, Tag: TagList, Kind: kind, DelayMS: durationMS(d),
-			Text: fmt.Sprintf("%s Reflector: %s, waiting %s", plural(kind), strings.TrimPrefix(msg, "reflector: "), d.Round(time.Millisecond))})
+		r.hub.Publish(Event{Op: OpDispatch, Tag: TagHandler, Arrow: ArrowDisp, Kind: kind, Key: key, Count: te.Handlers,
+			Verb: te.Notification,
+			Text: fmt.Sprintf("%s %s: dispatch On%s to %d handler(s)%s", kind, key, capitalize(te.Notification), te.Handlers, note)})
+	case pipelinetrace.ReflectorState:
+		kind := kindOfType(te.Type)
+		r.hub.Publish(Event{Op: OpReflector, Tag: TagList, Kind: kind, State: te.To, Cause: te.Cause,
+			Text: fmt.Sprintf("%s Reflector: %s → %s (%s)", plural(kind), te.From, te.To, te.Cause)})
+	case pipelinetrace.ReflectorBackoff:
+		kind := kindOfType(te.Type)
+		r.hub.Publish(Event{Op: OpReflector, Tag: TagList, Kind: kind, DelayMS: durationMS(te.Delay),
+			Text: fmt.Sprintf("%s Reflector: %s, waiting %s", plural(kind), strings.TrimPrefix(te.Message, "reflector: "), te.Delay.Round(time.Millisecond))})
 	}
-	return nil
 }
 
 // replaced publishes what a Replace of the LIST of n objects at rv queues,

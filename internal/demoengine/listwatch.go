@@ -7,42 +7,46 @@ import (
 	"sync/atomic"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/informerlab/informerlab/internal/pipelinetrace"
 	"github.com/informerlab/informerlab/internal/pipelineweb"
 	"github.com/informerlab/informerlab/reflector"
 )
 
-// narratedLW wraps a ListerWatcher to narrate step 1: every List, every
-// Watch and every event on a watch. All of it goes through the gate. It
-// tells kinds which keys it delivered, and in verbose mode shows what each
-// MODIFIED event changed.
+// narratedLW is the ListerWatcher of one informer, for step 1: the gate
+// (gatedLW) holds back its calls and watch events, and
+// pipelinetrace.ListerWatcher makes each of them a typed event for the
+// narrator (lwNarrator) and, on the page, the Recorder.
 type narratedLW struct {
-	inner reflector.ListerWatcher
-	kind  string // Foo, Deployment, configmaps
-	n     *narrator
-	g     *gate
-	id    int
-	kinds *kindIndex
-	// writes, when set, holds watch events back while a controller write
-	// is in flight (live mode), so the write's line prints first.
-	writes *writeLog
+	reflector.ListerWatcher // the tap, around gated
+	gated                   *gatedLW
+}
 
-	lists, watches atomic.Int64 // calls made, for the story's checks
+// newNarratedLW returns inner behind the gate, narrated; more sinks (the
+// page's) hear the same events.
+func newNarratedLW(inner reflector.ListerWatcher, kind string, n *narrator, g *gate, kinds *kindIndex, more ...func(pipelinetrace.Event)) *narratedLW {
+	gated := &gatedLW{inner: inner, g: g, id: g.newWatcherID()}
+	narr := &lwNarrator{n: n, kind: kind, kinds: kinds, seen: map[string]runtime.Object{}}
+	return &narratedLW{ListerWatcher: pipelinetrace.ListerWatcher(gated, kind, append([]func(pipelinetrace.Event){narr.event}, more...)...), gated: gated}
+}
+
+// lwNarrator narrates step 1: every List, every Watch and every event on a
+// watch. It tells kinds which keys it delivered, and in verbose mode shows
+// what each MODIFIED event changed.
+type lwNarrator struct {
+	n     *narrator
+	kind  string // Foo, Deployment, configmaps
+	kinds *kindIndex
 
 	mu   sync.Mutex                // guards seen
 	seen map[string]runtime.Object // verbose mode: the last version of each key
 }
 
-func newNarratedLW(inner reflector.ListerWatcher, kind string, n *narrator, g *gate, kinds *kindIndex) *narratedLW {
-	return &narratedLW{inner: inner, kind: kind, n: n, g: g, id: g.newWatcherID(), kinds: kinds, seen: map[string]runtime.Object{}}
-}
-
-func (l *narratedLW) say(format string, args ...any) {
+func (l *lwNarrator) say(format string, args ...any) {
 	l.n.line(stageReflector, laneOf(l.kind), tagList, "%s: %s", plural(l.kind), fmt.Sprintf(format, args...))
 }
 
@@ -56,7 +60,7 @@ func plural(kind string) string {
 
 // remember notes a delivered object: its kind, and in verbose mode the
 // object itself, returning the previous version (nil if none).
-func (l *narratedLW) remember(obj runtime.Object, deleted bool) runtime.Object {
+func (l *lwNarrator) remember(obj runtime.Object, deleted bool) runtime.Object {
 	key := pipelineweb.ObjectKey(obj)
 	l.kinds.saw(l.kind, key)
 	if !l.n.verbose {
@@ -73,58 +77,87 @@ func (l *narratedLW) remember(obj runtime.Object, deleted bool) runtime.Object {
 	return prev
 }
 
-func (l *narratedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+// event narrates one step 1 event.
+func (l *lwNarrator) event(e pipelinetrace.Event) {
+	switch e.What {
+	case pipelinetrace.ListFailed:
+		l.say("LIST (resourceVersion=%q) failed: %s", e.RequestRV, errorText(e.Err))
+	case pipelinetrace.ListDone:
+		for _, item := range e.Items {
+			l.remember(item, false)
+		}
+		l.kinds.listed(l.kind, len(e.Items), e.RV)
+		l.say("LIST (resourceVersion=%q) → %d object(s) at rv %s", e.RequestRV, len(e.Items), e.RV)
+	case pipelinetrace.WatchRefused:
+		l.say("WATCH from rv %s refused: %s", e.RequestRV, errorText(e.Err))
+	case pipelinetrace.WatchOpened:
+		l.say("WATCH from rv %s (the server sends every change after it)", e.RequestRV)
+	case pipelinetrace.WatchEnded:
+		l.say("the watch ended (connection closed by the server)")
+	case pipelinetrace.WatchEvent:
+		switch e.EventType {
+		case watch.Error:
+			l.say("watch ERROR event: %s", errorText(e.Err))
+		case watch.Bookmark:
+			if l.n.verbose {
+				l.say("BOOKMARK rv %s", e.RV)
+			}
+		default:
+			prev := l.remember(e.Object, e.EventType == watch.Deleted)
+			l.say("watch event %s %s rv %s", e.EventType, e.Key, e.RV)
+			if prev != nil && e.EventType == watch.Modified {
+				if d := diffObjects(prev, e.Object); d != "" {
+					l.n.detail(stageReflector, laneOf(l.kind), "%s", d)
+				}
+			}
+		}
+	}
+}
+
+// gatedLW passes every List, every Watch and every watch event through the
+// gate, and counts the calls.
+type gatedLW struct {
+	inner reflector.ListerWatcher
+	g     *gate
+	id    int
+	// writes, when set, holds watch events back while a controller write
+	// is in flight (live mode), so the write's line prints first.
+	writes *writeLog
+
+	lists, watches atomic.Int64 // calls made, for the story's checks
+}
+
+func (l *gatedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	if err := l.g.request(ctx, l.id, true); err != nil {
 		return nil, err
 	}
 	l.lists.Add(1)
-	obj, err := l.inner.List(ctx, opts)
-	if err != nil {
-		l.say("LIST (resourceVersion=%q) failed: %s", opts.ResourceVersion, errorText(err))
-		return nil, err
-	}
-	items, _ := meta.ExtractList(obj)
-	rv := ""
-	if lm, err := meta.ListAccessor(obj); err == nil {
-		rv = lm.GetResourceVersion()
-	}
-	for _, item := range items {
-		l.remember(item, false)
-	}
-	l.kinds.listed(l.kind, len(items), rv)
-	l.say("LIST (resourceVersion=%q) → %d object(s) at rv %s", opts.ResourceVersion, len(items), rv)
-	return obj, nil
+	return l.inner.List(ctx, opts)
 }
 
-func (l *narratedLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (l *gatedLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	if err := l.g.request(ctx, l.id, false); err != nil {
 		return nil, err
 	}
 	l.watches.Add(1)
 	w, err := l.inner.Watch(ctx, opts)
 	if err != nil {
-		l.say("WATCH from rv %s refused: %s", opts.ResourceVersion, errorText(err))
 		return nil, err
 	}
-	l.say("WATCH from rv %s (the server sends every change after it)", opts.ResourceVersion)
-	nw := &narratedWatch{
+	gw := &gatedWatch{
 		lw:      l,
-		ctx:     ctx,
 		inner:   w,
 		out:     make(chan watch.Event),
 		stopped: make(chan struct{}),
 		lastRV:  opts.ResourceVersion,
 	}
-	go nw.pump()
-	return nw, nil
+	go gw.pump()
+	return gw, nil
 }
 
-// narratedWatch forwards the events of one watch through the gate.
-type narratedWatch struct {
-	lw *narratedLW
-	// ctx is the Watch call's: when it ends (Ctrl-C, the informer
-	// stopping), the watch ends because we ended it, not the server.
-	ctx   context.Context
+// gatedWatch forwards the events of one watch through the gate.
+type gatedWatch struct {
+	lw    *gatedLW
 	inner watch.Interface
 	out   chan watch.Event
 
@@ -134,9 +167,9 @@ type narratedWatch struct {
 	lastRV string // only the pump goroutine touches it
 }
 
-func (w *narratedWatch) ResultChan() <-chan watch.Event { return w.out }
+func (w *gatedWatch) ResultChan() <-chan watch.Event { return w.out }
 
-func (w *narratedWatch) Stop() {
+func (w *gatedWatch) Stop() {
 	w.stopOnce.Do(func() {
 		close(w.stopped)
 		w.inner.Stop()
@@ -145,7 +178,7 @@ func (w *narratedWatch) Stop() {
 
 // pump reads the server's events and hands each to the gate; it exits when
 // the server's channel closes (after Stop, at the latest).
-func (w *narratedWatch) pump() {
+func (w *gatedWatch) pump() {
 	for ev := range w.inner.ResultChan() {
 		rv := w.lastRV
 		if acc, err := meta.Accessor(ev.Object); err == nil && ev.Type != watch.Error {
@@ -154,31 +187,10 @@ func (w *narratedWatch) pump() {
 		w.lastRV = rv
 		w.lw.g.add(w.lw.id, rv, func() { w.deliver(ev) })
 	}
-	w.lw.g.add(w.lw.id, w.lastRV, func() {
-		// A watch we stopped (Stop, or the end of the Watch call's
-		// context, which the server's stream may notice first) needs no
-		// word; only one the server ended does.
-		if !w.stoppedByUs() {
-			w.lw.say("the watch ended (connection closed by the server)")
-		}
-		close(w.out)
-	})
+	w.lw.g.add(w.lw.id, w.lastRV, func() { close(w.out) })
 }
 
-// stoppedByUs reports whether the watch was stopped from this side: by
-// Stop, or by the end of the context of the Watch call.
-func (w *narratedWatch) stoppedByUs() bool {
-	select {
-	case <-w.stopped:
-		return true
-	case <-w.ctx.Done():
-		return true
-	default:
-		return false
-	}
-}
-
-func (w *narratedWatch) deliver(ev watch.Event) {
+func (w *gatedWatch) deliver(ev watch.Event) {
 	select {
 	case <-w.stopped:
 		return
@@ -191,22 +203,6 @@ func (w *narratedWatch) deliver(ev watch.Event) {
 		case <-w.lw.writes.idleChan():
 		case <-w.stopped:
 		case <-time.After(time.Second):
-		}
-	}
-	switch ev.Type {
-	case watch.Error:
-		w.lw.say("watch ERROR event: %s", errorText(apierrors.FromObject(ev.Object)))
-	case watch.Bookmark:
-		if w.lw.n.verbose {
-			w.lw.say("BOOKMARK rv %s", pipelineweb.ObjectRV(ev.Object))
-		}
-	default:
-		prev := w.lw.remember(ev.Object, ev.Type == watch.Deleted)
-		w.lw.say("watch event %s %s rv %s", ev.Type, pipelineweb.ObjectKey(ev.Object), pipelineweb.ObjectRV(ev.Object))
-		if prev != nil && ev.Type == watch.Modified {
-			if d := diffObjects(prev, ev.Object); d != "" {
-				w.lw.n.detail(stageReflector, laneOf(w.lw.kind), "%s", d)
-			}
 		}
 	}
 	select {

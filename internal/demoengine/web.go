@@ -132,17 +132,17 @@ func refuseJSON(n *narrator) func(http.ResponseWriter, *http.Request, string) {
 	}
 }
 
-// webAPI taps the Foo and Deployment handles of api for the page: their
-// lists, watches and watch events pass the recorder's valve and become
-// step 1 events. Other resources (Events) are untouched.
+// webAPI puts the Foo and Deployment handles of api behind the
+// recorder's valve: their lists, watches and watch events wait while the
+// page is paused. Their step 1 events reach the page from the world's
+// ListerWatchers (world.go), as they reach the narrator. Other resources
+// (Events) are untouched.
 func webAPI(rec *pipelineweb.Recorder, api base) base {
 	return func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
 		r := api(gvr, namespace)
 		switch gvr {
-		case sc.FoosGVR:
-			return rec.Resource("Foo", r)
-		case sc.DeploymentsGVR:
-			return rec.Resource("Deployment", r)
+		case sc.FoosGVR, sc.DeploymentsGVR:
+			return rec.Valved(r)
 		}
 		return r
 	}

@@ -38,7 +38,9 @@ var eventsGVR = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 // informer, the Foo controller and, on the embedded server, the Deployment
 // simulator), wired to narrate every step:
 //
-//   - steps 1 and 2: each informer lists and watches through a narratedLW;
+//   - steps 1 and 2: each informer lists and watches through a narratedLW,
+//     whose calls and watch events become typed events (package
+//     internal/pipelinetrace) for the narrator and the page;
 //   - steps 2 to 5: the informers' debug trace, typed by package
 //     internal/pipelinetrace, through traceNarrator;
 //   - steps 6 to 9, the controller's writes, its Reconcile results and its
@@ -70,9 +72,13 @@ type base func(gvr schema.GroupVersionResource, namespace string) sc.Resource
 func newWorld(n *narrator, g *gate, api base, namespace string, events base, simulate bool) (*world, error) {
 	w := &world{n: n, g: g, resyncs: new(atomic.Int64), writes: newWriteLog()}
 	kinds := newKindIndex()
-	w.fooLW = newNarratedLW(api(sc.FoosGVR, namespace), "Foo", n, g, kinds)
-	w.depLW = newNarratedLW(api(sc.DeploymentsGVR, namespace), "Deployment", n, g, kinds)
-	w.fooLW.writes, w.depLW.writes = w.writes, w.writes
+	var page []func(pipelinetrace.Event)
+	if n.web != nil {
+		page = append(page, n.web.Trace) // the page hears the same step 1 events
+	}
+	w.fooLW = newNarratedLW(api(sc.FoosGVR, namespace), "Foo", n, g, kinds, page...)
+	w.depLW = newNarratedLW(api(sc.DeploymentsGVR, namespace), "Deployment", n, g, kinds, page...)
+	w.fooLW.gated.writes, w.depLW.gated.writes = w.writes, w.writes
 	narrated := func(gvr schema.GroupVersionResource, ns string) sc.Resource {
 		if gvr == eventsGVR && events != nil {
 			return events(gvr, ns)

@@ -1,19 +1,28 @@
-// Package pipelinetrace turns the pipeline's debug trace into typed
-// events, in one place. The informers log one record per object at steps 2
-// to 6 (informer/trace.go), and the Reflectors their state changes and
-// backoffs; [Handler] is the slog.Handler of their logger, and hands each
-// record, as an [Event], to every sink it was given.
+// Package pipelinetrace turns what the running pipeline reports into typed
+// events, in one place:
+//
+//   - step 1: [ListerWatcher] wraps an informer's ListerWatcher, and every
+//     LIST, WATCH and watch event becomes an [Event] (ListDone, WatchEvent,
+//     ...), before the Reflector gets it;
+//   - steps 2 to 6: the informers log one record per object
+//     (informer/trace.go), and the Reflectors their state changes and
+//     backoffs; [Handler] is the slog.Handler of their logger and makes
+//     each record an Event (Queued, Popped, ...).
+//
+// Both hand each Event to every sink they were given, in order. Steps 6 to
+// 9 come typed already: the sample controller's Observer events.
 //
 // The demo's two renderers are such sinks: the terminal narration (package
 // internal/demoengine) and the live page (internal/pipelineweb's
 // Recorder.Trace). Neither reads a log message: a change in what the
 // pipeline reports is made here, once, and both see it.
 //
-//	informers' and Reflectors' slog records --Handler--> Event --+--> narrator (terminal lines)
-//	                                                             +--> Recorder (the page's Events)
+//	LIST, WATCH, watch events --ListerWatcher--+
+//	informers' and Reflectors' slog records ---Handler--+--> Event --+--> narrator (terminal lines)
+//	                                                                 +--> Recorder (the page's Events)
 //
 // # Read next
 //
-// The test (go test -run TestParse ./internal/pipelinetrace) logs through a
-// real informer and shows the events it makes.
+// The tests (go test -v ./internal/pipelinetrace) run a real informer with
+// both taps and show the events they make.
 package pipelinetrace

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // What says which part of the pipeline an Event reports.
@@ -65,6 +68,16 @@ type Event struct {
 	From, To     string
 	Cause        string
 	Delay        time.Duration
+
+	// Step 1, from ListerWatcher: the informer's kind, the
+	// resourceVersion asked from, a LIST's items, a watch event's type and
+	// object, an error.
+	Kind      string
+	RequestRV string
+	Items     []runtime.Object
+	EventType watch.EventType
+	Object    runtime.Object
+	Err       error
 }
 
 // Handler returns a slog.Handler for the informers' and the controllers'

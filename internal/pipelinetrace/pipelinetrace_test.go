@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/informer"
@@ -53,11 +54,13 @@ func configMap(name string) *unstructured.Unstructured {
 	return cm
 }
 
-// TestParseTypesARealInformersTrace runs a real informer on fakeapi with
-// the Handler as its logger: a listed object and a created one come out as
-// typed events, steps 2 to 6 in order, and the Reflector's state changes
-// as ReflectorState events; both sinks see every event, in order.
-// Diagram: steps 2-6. client-go: none (client-go's informers have no such trace).
+// TestParseTypesARealInformersTrace runs a real informer on fakeapi through
+// the ListerWatcher tap, with the Handler as its logger: a listed object
+// and a created one come out as typed events, steps 1 to 6 in order; the
+// LIST, the WATCHes and the watch the server ended are events of their
+// own, and the Reflector's state changes ReflectorState events; both sinks
+// see every event, in order.
+// Diagram: steps 1-6. client-go: none (client-go's informers have no such trace).
 func TestParseTypesARealInformersTrace(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fakeapi.New(fakeapi.Options{})
@@ -67,7 +70,8 @@ func TestParseTypesARealInformersTrace(t *testing.T) {
 		_, err := cms.Create(t.Context(), configMap("listed"), metav1.CreateOptions{})
 		require.NoError(t, err)
 		var first, second collector
-		inf := informer.NewSharedIndexInformer(cms, &unstructured.Unstructured{}, 0, nil,
+		lw := pipelinetrace.ListerWatcher(cms, "ConfigMap", first.sink, second.sink)
+		inf := informer.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, nil,
 			informer.WithLogger(slog.New(pipelinetrace.Handler(first.sink, second.sink))),
 			informer.WithReflectorOptions(reflector.Options{Name: "configmaps"}))
 		_, err = inf.AddEventHandler(informer.ResourceEventHandlerFuncs{})
@@ -80,8 +84,11 @@ func TestParseTypesARealInformersTrace(t *testing.T) {
 		_, err = cms.Create(t.Context(), configMap("created"), metav1.CreateOptions{})
 		require.NoError(t, err)
 		synctest.Wait()
+		srv.CloseWatches()
+		synctest.Wait()
 		cancel()
 		<-done
+		synctest.Wait() // the watches' goroutines end too
 
 		whats := func(es []pipelinetrace.Event) []pipelinetrace.What {
 			var out []pipelinetrace.What
@@ -96,17 +103,29 @@ func TestParseTypesARealInformersTrace(t *testing.T) {
 		require.Len(t, listed, 3)
 		assert.Equal(t, []string{"Replaced"}, listed[0].Deltas)
 		assert.True(t, listed[0].InitialList)
-		assert.Equal(t, []pipelinetrace.What{pipelinetrace.Queued, pipelinetrace.Popped, pipelinetrace.Stored, pipelinetrace.Dispatched}, whats(created))
-		require.Len(t, created, 4)
-		assert.Equal(t, "add", created[0].Op)
-		assert.Equal(t, []string{"Added"}, created[1].Deltas)
-		assert.Equal(t, "add", created[2].Op)
-		assert.Equal(t, "add", created[3].Notification)
-		assert.Equal(t, 1, created[3].Handlers)
+		assert.Equal(t, []pipelinetrace.What{pipelinetrace.WatchEvent, pipelinetrace.Queued, pipelinetrace.Popped, pipelinetrace.Stored, pipelinetrace.Dispatched}, whats(created),
+			"step 1, the watch event, comes before the Reflector queues it")
+		require.Len(t, created, 5)
+		assert.Equal(t, watch.Added, created[0].EventType)
+		assert.Equal(t, "ConfigMap", created[0].Kind)
+		assert.NotEmpty(t, created[0].RV)
+		assert.Equal(t, "add", created[1].Op)
+		assert.Equal(t, []string{"Added"}, created[2].Deltas)
+		assert.Equal(t, "add", created[3].Op)
+		assert.Equal(t, "add", created[4].Notification)
+		assert.Equal(t, 1, created[4].Handlers)
 
-		var lists, states int
+		var lists, states, listDone, opened, ended int
 		for _, e := range first.events {
 			switch e.What {
+			case pipelinetrace.ListDone:
+				listDone++
+				assert.Len(t, e.Items, 1)
+			case pipelinetrace.WatchOpened:
+				opened++
+			case pipelinetrace.WatchEnded:
+				ended++
+				assert.Equal(t, created[0].RV, e.RV, "the last resourceVersion the watch delivered")
 			case pipelinetrace.Listed:
 				lists++
 				assert.Equal(t, 1, e.Objects)
@@ -118,6 +137,9 @@ func TestParseTypesARealInformersTrace(t *testing.T) {
 			}
 		}
 		assert.Equal(t, 1, lists)
+		assert.Equal(t, 1, listDone)
+		assert.Equal(t, 2, opened, "the first watch, and the re-watch after the server closed it")
+		assert.Equal(t, 1, ended, "the watch the server closed; not the one the informer stopped")
 		assert.Positive(t, states)
 		assert.Equal(t, first.events, second.events, "every sink sees every event, in order")
 	})

@@ -2,23 +2,27 @@
 // diagram, steps 1 to 9, drawn in SVG, with a token moving along its arrow
 // for every event of the running sample controller.
 //
-//	Reflector ListerWatcher --Resource--+
+//	Reflector ListerWatcher --Valved----+  (the valve)
 //	pipelinetrace.Event ------Trace-----+--> Recorder --> Hub --> Model (the boxes' state)
 //	samplecontroller.Observer --Observe-+                    \--> Subscription per page --SSE--> browser
 //
 // The page shows the events the text demo prints, from the same places:
-// the events come from the samplecontroller Observer and the informers'
-// debug trace, typed once by package internal/pipelinetrace (the demo's
-// engine hands both to the terminal's narrator and to the Recorder), and
-// from the informers' ListerWatcher.
+// the events come from the samplecontroller Observer, and from the
+// informers' ListerWatchers and debug trace, which package
+// internal/pipelinetrace makes typed events of, in one place; the demo's
+// engine hands each of them to the terminal's narrator and to the
+// Recorder, two renderers of one stream.
 // Nothing is simulated: a token moves because the real Reflector, DeltaFIFO,
 // informer, workqueue and worker did something.
 //
 // # How it works
 //
-//  1. [Recorder.Resource] wraps the API handle each informer lists and
+//  1. [Recorder.Valved] wraps the API handle each informer lists and
 //     watches through: every LIST, WATCH and watch event passes the
-//     [Valve] (pause, single step, speed) and becomes a step 1 Event.
+//     [Valve] (pause, single step, speed). pipelinetrace.ListerWatcher,
+//     around it, makes each a typed event, which [Recorder.Trace] turns
+//     into a step 1 Event ([Recorder.Resource] does both, for the page
+//     alone).
 //  2. [Recorder.Trace], a sink of pipelinetrace.Handler on the informers'
 //     logger, turns their typed trace into step 2 to 6 Events and their Reflectors'
 //     state changes into Reflector Events. For a relist it names, per key,

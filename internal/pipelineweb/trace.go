@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/watch"
+
 	"github.com/informerlab/informerlab/internal/pipelinetrace"
 )
 
@@ -19,13 +21,16 @@ const maxListedKeys = 50
 // terminal narrates too, give both sinks to one pipelinetrace.Handler.
 func (r *Recorder) Handler() slog.Handler { return pipelinetrace.Handler(r.Trace) }
 
-// Trace turns one event of the pipeline's trace into Events: steps 2 to 6
-// of each object and the Reflectors' state changes. Log lines are not
-// shown on the page.
+// Trace turns one event of the pipeline's trace into Events: step 1 (the
+// ListerWatchers' calls and watch events), steps 2 to 6 of each object and
+// the Reflectors' state changes. Log lines are not shown on the page.
 func (r *Recorder) Trace(te pipelinetrace.Event) {
 	key := te.Key
 	kind := r.kinds.of(key)
 	switch te.What {
+	case pipelinetrace.ListFailed, pipelinetrace.ListDone, pipelinetrace.WatchRefused, pipelinetrace.WatchOpened,
+		pipelinetrace.WatchEvent, pipelinetrace.WatchEnded:
+		r.listWatch(te)
 	case pipelinetrace.Queued:
 		t := DeltaType(te.Op)
 		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: kind, Key: key, Deltas: []string{t},
@@ -158,4 +163,60 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// listWatch publishes a step 1 event: a LIST's answer (and each listed
+// key, up to maxListedKeys), a WATCH opened, refused or ended by the
+// server, a watch event as it reaches the Reflector.
+func (r *Recorder) listWatch(te pipelinetrace.Event) {
+	say := func(e Event) {
+		if e.Op == "" {
+			e.Op = OpWatch
+		}
+		e.Tag, e.Kind = TagList, te.Kind
+		r.hub.Publish(e)
+	}
+	resource := plural(te.Kind)
+	switch te.What {
+	case pipelinetrace.ListFailed:
+		say(Event{Op: OpList, Verb: "failed", Err: te.Err.Error(),
+			Text: fmt.Sprintf("%s: LIST (resourceVersion=%q) failed: %s", resource, te.RequestRV, errorSummary(te.Err))})
+	case pipelinetrace.ListDone:
+		keys := make([]string, 0, len(te.Items))
+		for _, item := range te.Items {
+			key := ObjectKey(item)
+			keys = append(keys, key)
+			r.kinds.saw(te.Kind, key)
+		}
+		r.kinds.listed(te.Kind, keys, te.RV)
+		say(Event{Op: OpList, Arrow: ArrowList, RV: te.RV, Count: len(te.Items),
+			Text: fmt.Sprintf("%s: LIST (resourceVersion=%q) → %d object(s) at rv %s", resource, te.RequestRV, len(te.Items), te.RV)})
+		for i, item := range te.Items {
+			if i == maxListedKeys {
+				break
+			}
+			say(Event{Op: OpList, Arrow: ArrowList, Key: keys[i], RV: ObjectRV(item),
+				Text: fmt.Sprintf("%s %s: listed, rv %s", te.Kind, keys[i], ObjectRV(item))})
+		}
+	case pipelinetrace.WatchRefused:
+		say(Event{Verb: "refused", RV: te.RequestRV, Err: te.Err.Error(),
+			Text: fmt.Sprintf("%s: WATCH from rv %s refused: %s", resource, te.RequestRV, errorSummary(te.Err))})
+	case pipelinetrace.WatchOpened:
+		say(Event{Verb: "open", RV: te.RequestRV,
+			Text: fmt.Sprintf("%s: WATCH from rv %s (the server sends every change after it)", resource, te.RequestRV)})
+	case pipelinetrace.WatchEnded:
+		say(Event{Verb: "ended", RV: te.RV,
+			Text: fmt.Sprintf("%s: the watch ended (connection closed by the server)", resource)})
+	case pipelinetrace.WatchEvent:
+		switch te.EventType {
+		case watch.Error:
+			say(Event{Op: OpWatchEvent, Verb: string(te.EventType), Err: errorSummary(te.Err),
+				Text: fmt.Sprintf("%s: watch ERROR event: %s", resource, errorSummary(te.Err))})
+		case watch.Bookmark:
+		default:
+			r.kinds.saw(te.Kind, te.Key)
+			say(Event{Op: OpWatchEvent, Arrow: ArrowList, Key: te.Key, RV: te.RV, Verb: string(te.EventType),
+				Text: fmt.Sprintf("%s: watch event %s %s rv %s", resource, te.EventType, te.Key, te.RV)})
+		}
+	}
 }

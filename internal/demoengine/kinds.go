@@ -2,6 +2,7 @@ package demoengine
 
 import (
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -17,7 +18,22 @@ type kindIndex struct {
 	lists []listSeen
 	// deltas are the delta types each "kind key" popped last.
 	deltas map[string][]string
+	// gone are the "kind key"s whose deletion reached the cache, oldest
+	// first, with the sequence number goneAt holds for each until the key
+	// is seen again: see deleted.
+	gone   []goneKey
+	goneAt map[string]int
+	seq    int
 }
+
+// goneKey is one deletion: the "kind key" and its sequence number.
+type goneKey struct {
+	id  string
+	seq int
+}
+
+// maxGoneKeys is how many deleted keys a kindIndex remembers.
+const maxGoneKeys = 1024
 
 type listSeen struct {
 	kind string
@@ -26,7 +42,7 @@ type listSeen struct {
 }
 
 func newKindIndex() *kindIndex {
-	return &kindIndex{kinds: map[string][]string{}, last: map[string]string{}, deltas: map[string][]string{}}
+	return &kindIndex{kinds: map[string][]string{}, last: map[string]string{}, deltas: map[string][]string{}, goneAt: map[string]int{}}
 }
 
 // popped records the delta types kind's key popped (step 3).
@@ -57,6 +73,39 @@ func (k *kindIndex) saw(kind, key string) {
 		k.kinds[key] = append(k.kinds[key], kind)
 	}
 	k.last[key] = kind
+	delete(k.goneAt, kind+" "+key)
+}
+
+// deleted records that kind's key left the cache. Its kind is still needed
+// by the trace lines that follow (the handlers'), and by a watch event or
+// relist still on its way, so it is forgotten only maxGoneKeys deletions
+// later, unless it was seen again: a page that runs for hours, creating
+// and deleting objects, keeps a bounded index.
+func (k *kindIndex) deleted(kind, key string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.seq++
+	id := kind + " " + key
+	k.goneAt[id] = k.seq
+	k.gone = append(k.gone, goneKey{id: id, seq: k.seq})
+	for len(k.gone) > maxGoneKeys {
+		g := k.gone[0]
+		k.gone = k.gone[1:]
+		if at, ok := k.goneAt[g.id]; !ok || at != g.seq {
+			continue // seen again since, or deleted again later (that deletion is in gone too)
+		}
+		old := g.id
+		delete(k.goneAt, old)
+		delete(k.deltas, old)
+		okind, okey, _ := strings.Cut(old, " ")
+		k.kinds[okey] = slices.DeleteFunc(k.kinds[okey], func(s string) bool { return s == okind })
+		if len(k.kinds[okey]) == 0 {
+			delete(k.kinds, okey)
+			delete(k.last, okey)
+		} else if k.last[okey] == okind {
+			k.last[okey] = k.kinds[okey][len(k.kinds[okey])-1]
+		}
+	}
 }
 
 // listed records a LIST of n objects at rv; its Replace follows.

@@ -263,6 +263,9 @@ func (h *traceNarrator) trace(e pipelinetrace.Event) {
 		h.n.line(stageProcess, lane, tagPop, "%s: popped deltas [%s]%s", obj, strings.Join(e.Deltas, " "), initial)
 	case pipelinetrace.Stored:
 		h.n.line(stageProcess, lane, tagIndexer, "%s: %s in the cache", obj, pipelineweb.CacheVerb(e.Op))
+		if e.Op == "delete" {
+			h.kinds.deleted(kind, e.Key)
+		}
 	case pipelinetrace.Dispatched:
 		note := ""
 		if e.Resync {

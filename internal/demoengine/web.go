@@ -172,6 +172,8 @@ func webEmbeddedWorld(ctx context.Context, n *narrator, ctl *webControls) (*worl
 	if err != nil {
 		return nil, err
 	}
+	// The page runs for as long as it is open: its Events expire.
+	w.wg.Go(func() { expireEvents(ctx, events, eventTTL) })
 	ctl.namespace = ns
 	ctl.setHandles(srv.Resource(sc.FoosGVR).Namespace(ns), srv.Resource(sc.DeploymentsGVR).Namespace(ns))
 	ctl.info = pipelineweb.Info{Mode: "the embedded fakeapi", Namespace: ns, Faults: true, Scenarios: webScenarios()}

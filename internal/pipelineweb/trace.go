@@ -52,6 +52,9 @@ func (r *Recorder) Trace(te pipelinetrace.Event) {
 	case pipelinetrace.Stored:
 		r.hub.Publish(Event{Op: OpStore, Tag: TagIndexer, Arrow: ArrowStore, Kind: kind, Key: key, Verb: te.Op,
 			Text: fmt.Sprintf("%s %s: %s in the cache", kind, key, CacheVerb(te.Op))})
+		if te.Op == "delete" {
+			r.kinds.deleted(kind, key)
+		}
 	case pipelinetrace.Dispatched:
 		note := ""
 		if te.Resync {

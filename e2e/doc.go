@@ -43,7 +43,8 @@
 //     chromium's network events, that its page requests nothing outside
 //     its folder, and print its budgets (go test -run TestPlaygroundBudgets
 //     -v): the .wasm's size, the time to the first token, the memory in
-//     the tab over a run (30s; INFORMERLAB_PLAYGROUND_SOAK=10m for longer).
+//     the tab over a run (30s; for ten minutes,
+//     INFORMERLAB_PLAYGROUND_SOAK=10m with go test -timeout 30m).
 //
 // A missing kubectl, chromium or go toolchain is a test failure, not a
 // skip: CI must provide them (.ci/run installs chromium when missing).

@@ -68,8 +68,10 @@ func TestPlaygroundRequestsNothingOutsideItsFolder(t *testing.T) {
 //   - the Go runtime's memory in the tab over a run with a Foo created
 //     every second (and the one created five seconds before deleted, so
 //     that the world itself keeps its size): the history and per-page
-//     buffers are bounded, so the live heap levels off. The run lasts
-//     30s; INFORMERLAB_PLAYGROUND_SOAK (a Go duration, e.g. 10m) sets it.
+//     buffers are bounded, so the live heap levels off; and the page
+//     script's heap and its inspectable keys (bounded too). The run lasts
+//     30s; INFORMERLAB_PLAYGROUND_SOAK (a Go duration) sets it: 10m needs
+//     go test's -timeout raised (-timeout 30m).
 //
 // Diagram: steps 1-9. client-go: none.
 func TestPlaygroundBudgets(t *testing.T) {
@@ -94,11 +96,11 @@ func TestPlaygroundBudgets(t *testing.T) {
 	assert.Positive(t, connected)
 	assert.GreaterOrEqual(t, firstToken, connected)
 
-	const sample = `(() => { const s = window.informerlabPlaygroundStats(); return [s.heapAlloc, s.sys, s.goroutines]; })()`
+	const sample = `(() => { const s = window.informerlabPlaygroundStats(); return [s.heapAlloc, s.sys, s.goroutines, performance.memory ? performance.memory.usedJSHeapSize : 0, document.getElementById('inspect-key').options.length]; })()`
 	eval[bool](t, p, `window.informerlabPlayground.then((pg) => { window.informerlabPlaygroundStats = pg.stats; }), true`)
 	p.waitFor(t, "the stats function", `typeof window.informerlabPlaygroundStats === 'function'`, 5*time.Second)
 	first := eval[[]float64](t, p, sample)
-	t.Logf("budget: memory at the start: live heap %.1f MB, runtime total %.1f MB, %d goroutines", first[0]/1e6, first[1]/1e6, int(first[2]))
+	t.Logf("budget: memory at the start: Go heap %.1f MB, Go runtime total %.1f MB, %d goroutines; page script heap %.1f MB, %d keys inspectable", first[0]/1e6, first[1]/1e6, int(first[2]), first[3]/1e6, int(first[4]))
 	start := time.Now()
 	var peak float64
 	for i := 1; time.Since(start) < soak; i++ {
@@ -110,12 +112,12 @@ func TestPlaygroundBudgets(t *testing.T) {
 		if i%10 == 0 {
 			s := eval[[]float64](t, p, sample)
 			peak = max(peak, s[0])
-			t.Logf("budget: after %3ds and %d Foos: live heap %.1f MB, runtime total %.1f MB, %d goroutines", int(time.Since(start).Seconds()), i, s[0]/1e6, s[1]/1e6, int(s[2]))
+			t.Logf("budget: after %3ds and %d Foos: Go heap %.1f MB, Go runtime total %.1f MB, %d goroutines; page script heap %.1f MB, %d keys inspectable", int(time.Since(start).Seconds()), i, s[0]/1e6, s[1]/1e6, int(s[2]), s[3]/1e6, int(s[4]))
 		}
 	}
 	last := eval[[]float64](t, p, sample)
-	t.Logf("budget: at the end of %s: live heap %.1f MB (peak sampled %.1f MB), runtime total %.1f MB, %d goroutines; the page shows %s",
-		soak, last[0]/1e6, peak/1e6, last[1]/1e6, int(last[2]), eval[string](t, p, `document.getElementById('conn').textContent`))
+	t.Logf("budget: at the end of %s: Go heap %.1f MB (peak sampled %.1f MB), Go runtime total %.1f MB, %d goroutines; page script heap %.1f MB, %d keys inspectable; the page shows %s",
+		soak, last[0]/1e6, peak/1e6, last[1]/1e6, int(last[2]), last[3]/1e6, int(last[4]), eval[string](t, p, `document.getElementById('conn').textContent`))
 	assert.Positive(t, last[0])
 	assert.Empty(t, p.consoleErrors())
 }

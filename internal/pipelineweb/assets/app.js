@@ -14,6 +14,10 @@
   const $ = (id) => document.getElementById(id);
   const reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
   const MAX_TIMELINE = 400;
+  // MAX_KEYS bounds the timelines kept: past it, the key whose timeline
+  // began longest ago goes (unless it is the one inspected), so that a page
+  // open for hours keeps its memory bounded.
+  const MAX_KEYS = 300;
   const MAX_LOG = 300;
   const MAX_TOKENS = 60;
 
@@ -104,6 +108,10 @@
         tl = [];
         timelines.set(id, tl);
         keysChanged = true;
+        for (const old of timelines.keys()) {
+          if (timelines.size <= MAX_KEYS) break;
+          if (old !== selected && old !== id) timelines.delete(old);
+        }
       }
       tl.push(e);
       if (tl.length > MAX_TIMELINE) tl.shift();

@@ -41,13 +41,15 @@
 //     directory (go test -artifacts -outputdir DIR keeps them).
 //  7. The playground's own tests (playground_test.go) check, from
 //     chromium's network events, that its page requests nothing outside
-//     its folder, and print its budgets (go test -run TestPlaygroundBudgets
-//     -v): the .wasm's size, the time to the first token, the memory in
-//     the tab over a run (30s; for ten minutes,
-//     INFORMERLAB_PLAYGROUND_SOAK=10m with go test -timeout 30m).
+//     its folder, and print its budgets: the .wasm's size, the time to the
+//     first token, the memory in the tab over a run (30s; for ten minutes,
+//     INFORMERLAB_PLAYGROUND_SOAK=10m with go test's -timeout 30m); the
+//     command is below.
 //
 // A missing kubectl, chromium or go toolchain is a test failure, not a
 // skip: CI must provide them (.ci/run installs chromium when missing).
 //
 // Run with: cd e2e && go test -race ./...
+//
+// The playground's budgets, printed: cd e2e && go test -run TestPlaygroundBudgets -v .
 package e2e

@@ -7,29 +7,22 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestKindIndexForgetsLongDeletedKeysOnly: a deleted key keeps its kind
-// and last deltas for the next maxGoneKeys deletions, then is forgotten; a
-// key seen again after its deletion is kept; so the index stays bounded
-// however many objects come and go.
-// Diagram: steps 1-5. client-go: none.
-func TestKindIndexForgetsLongDeletedKeysOnly(t *testing.T) {
+// TestKindIndexForgetsDeletedObjects: the deltas an object last popped are
+// forgotten when it leaves the cache, so the index stays bounded however
+// many objects come and go, and a recreated object starts afresh.
+// Diagram: steps 3-5. client-go: none.
+func TestKindIndexForgetsDeletedObjects(t *testing.T) {
 	k := newKindIndex()
-	k.saw("Foo", "default/back")
-	k.deleted("Foo", "default/back")
-	k.saw("Foo", "default/back") // recreated
-
-	for i := range 3 * maxGoneKeys {
+	for i := range 1000 {
 		key := fmt.Sprintf("default/f%d", i)
-		k.saw("Foo", key)
-		k.popped("Foo", key, []string{"Deleted"})
+		k.popped("Foo", key, []string{"Replaced"})
 		k.deleted("Foo", key)
 	}
+	k.popped("Foo", "default/live", []string{"Replaced"})
 
-	assert.Equal(t, "Foo", k.of(fmt.Sprintf("default/f%d", 3*maxGoneKeys-1)), "a recent deletion keeps its kind")
-	assert.Equal(t, "?", k.of("default/f0"), "a deletion maxGoneKeys deletions ago is forgotten")
-	assert.Equal(t, "Foo", k.of("default/back"), "a key seen again after its deletion is kept")
-	assert.LessOrEqual(t, len(k.kinds), maxGoneKeys+1)
-	assert.LessOrEqual(t, len(k.deltas), maxGoneKeys)
+	assert.Len(t, k.deltas, 1)
+	assert.Equal(t, "the relist found it unchanged", k.unchangedBy("Foo", "default/live"))
+	assert.Equal(t, "a resync", k.unchangedBy("Foo", "default/f0"))
 }
 
 // TestWriteLogDropsTheChainsOfDeletedFoos: the chains of deleted Foos,

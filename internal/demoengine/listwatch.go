@@ -18,36 +18,54 @@ import (
 )
 
 // narratedLW is the ListerWatcher of one informer, for step 1: the gate
-// (gatedLW) holds back its calls and watch events, and
-// pipelinetrace.ListerWatcher makes each of them a typed event for the
-// narrator (lwNarrator) and, on the page, the Recorder.
+// (gatedLW) holds back its calls and watch events, and the world's
+// pipelinetrace.Stream makes each of them a typed event for the narrator
+// (lwNarrator) and, on the page, the Recorder.
 type narratedLW struct {
-	reflector.ListerWatcher // the tap, around gated
+	reflector.ListerWatcher // the Stream's tap, around gated
 	gated                   *gatedLW
 }
 
-// newNarratedLW returns inner behind the gate, narrated; more sinks (the
-// page's) hear the same events.
-func newNarratedLW(inner reflector.ListerWatcher, kind string, n *narrator, g *gate, kinds *kindIndex, more ...func(pipelinetrace.Event)) *narratedLW {
+// newNarratedLW returns inner behind the gate, tapped by stream.
+func newNarratedLW(inner reflector.ListerWatcher, kind string, g *gate, stream *pipelinetrace.Stream) *narratedLW {
 	gated := &gatedLW{inner: inner, g: g, id: g.newWatcherID()}
-	narr := &lwNarrator{n: n, kind: kind, kinds: kinds, seen: map[string]runtime.Object{}}
-	return &narratedLW{ListerWatcher: pipelinetrace.ListerWatcher(gated, kind, append([]func(pipelinetrace.Event){narr.event}, more...)...), gated: gated}
+	return &narratedLW{ListerWatcher: stream.ListerWatcher(gated, kind), gated: gated}
+}
+
+// streamNarrator narrates a pipelinetrace.Stream: step 1 (lwNarrator)
+// and the informers' trace (traceNarrator).
+type streamNarrator struct {
+	lw    *lwNarrator
+	trace *traceNarrator
+}
+
+func newStreamNarrator(n *narrator, kinds *kindIndex, syncs *atomic.Int64, dispatch bool) streamNarrator {
+	return streamNarrator{
+		lw:    &lwNarrator{n: n, seen: map[string]runtime.Object{}},
+		trace: &traceNarrator{n: n, kinds: kinds, syncs: syncs, dispatch: dispatch},
+	}
+}
+
+// event narrates one event of the stream.
+func (s streamNarrator) event(e pipelinetrace.Event) {
+	if e.What.FromListerWatcher() {
+		s.lw.event(e)
+		return
+	}
+	s.trace.trace(e)
 }
 
 // lwNarrator narrates step 1: every List, every Watch and every event on a
-// watch. It tells kinds which keys it delivered, and in verbose mode shows
-// what each MODIFIED event changed.
+// watch. In verbose mode it shows what each MODIFIED event changed.
 type lwNarrator struct {
-	n     *narrator
-	kind  string // Foo, Deployment, configmaps
-	kinds *kindIndex
+	n *narrator
 
 	mu   sync.Mutex                // guards seen
-	seen map[string]runtime.Object // verbose mode: the last version of each key
+	seen map[string]runtime.Object // verbose mode: the last version of each "kind key"
 }
 
-func (l *lwNarrator) say(format string, args ...any) {
-	l.n.line(stageReflector, laneOf(l.kind), tagList, "%s: %s", plural(l.kind), fmt.Sprintf(format, args...))
+func (l *lwNarrator) say(kind, format string, args ...any) {
+	l.n.line(stageReflector, laneOf(kind), tagList, "%s: %s", plural(kind), fmt.Sprintf(format, args...))
 }
 
 // plural names a kind's resource as the story says it: "Foos".
@@ -58,56 +76,55 @@ func plural(kind string) string {
 	return kind
 }
 
-// remember notes a delivered object: its kind, and in verbose mode the
-// object itself, returning the previous version (nil if none).
-func (l *lwNarrator) remember(obj runtime.Object, deleted bool) runtime.Object {
-	key := pipelineweb.ObjectKey(obj)
-	l.kinds.saw(l.kind, key)
+// remember notes, in verbose mode, a delivered object, returning the
+// previous version (nil if none).
+func (l *lwNarrator) remember(kind string, obj runtime.Object, deleted bool) runtime.Object {
 	if !l.n.verbose {
 		return nil
 	}
+	id := kind + " " + pipelineweb.ObjectKey(obj)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	prev := l.seen[key]
+	prev := l.seen[id]
 	if deleted {
-		delete(l.seen, key)
+		delete(l.seen, id)
 	} else {
-		l.seen[key] = obj
+		l.seen[id] = obj
 	}
 	return prev
 }
 
 // event narrates one step 1 event.
 func (l *lwNarrator) event(e pipelinetrace.Event) {
+	say := func(format string, args ...any) { l.say(e.Kind, format, args...) }
 	switch e.What {
 	case pipelinetrace.ListFailed:
-		l.say("LIST (resourceVersion=%q) failed: %s", e.RequestRV, errorText(e.Err))
+		say("LIST (resourceVersion=%q) failed: %s", e.RequestRV, errorText(e.Err))
 	case pipelinetrace.ListDone:
 		for _, item := range e.Items {
-			l.remember(item, false)
+			l.remember(e.Kind, item, false)
 		}
-		l.kinds.listed(l.kind, len(e.Items), e.RV)
-		l.say("LIST (resourceVersion=%q) → %d object(s) at rv %s", e.RequestRV, len(e.Items), e.RV)
+		say("LIST (resourceVersion=%q) → %d object(s) at rv %s", e.RequestRV, len(e.Items), e.RV)
 	case pipelinetrace.WatchRefused:
-		l.say("WATCH from rv %s refused: %s", e.RequestRV, errorText(e.Err))
+		say("WATCH from rv %s refused: %s", e.RequestRV, errorText(e.Err))
 	case pipelinetrace.WatchOpened:
-		l.say("WATCH from rv %s (the server sends every change after it)", e.RequestRV)
+		say("WATCH from rv %s (the server sends every change after it)", e.RequestRV)
 	case pipelinetrace.WatchEnded:
-		l.say("the watch ended (connection closed by the server)")
+		say("the watch ended (connection closed by the server)")
 	case pipelinetrace.WatchEvent:
 		switch e.EventType {
 		case watch.Error:
-			l.say("watch ERROR event: %s", errorText(e.Err))
+			say("watch ERROR event: %s", errorText(e.Err))
 		case watch.Bookmark:
 			if l.n.verbose {
-				l.say("BOOKMARK rv %s", e.RV)
+				say("BOOKMARK rv %s", e.RV)
 			}
 		default:
-			prev := l.remember(e.Object, e.EventType == watch.Deleted)
-			l.say("watch event %s %s rv %s", e.EventType, e.Key, e.RV)
+			prev := l.remember(e.Kind, e.Object, e.EventType == watch.Deleted)
+			say("watch event %s %s rv %s", e.EventType, e.Key, e.RV)
 			if prev != nil && e.EventType == watch.Modified {
 				if d := diffObjects(prev, e.Object); d != "" {
-					l.n.detail(stageReflector, laneOf(l.kind), "%s", d)
+					l.n.detail(stageReflector, laneOf(e.Kind), "%s", d)
 				}
 			}
 		}

@@ -222,33 +222,29 @@ func (n *narrator) prefixLocked() string {
 }
 
 // traceNarrator narrates the pipeline's trace (package
-// internal/pipelinetrace: the informers' records at steps 2-6, typed),
-// one line per event. The events name the object's key but not its
-// resource, so kinds tells which informer a key belongs to. Step 6 is
-// narrated by the controller's Observer instead, unless dispatch is set
-// (the watch-only mode, which has no controller). Other events show only in
-// verbose mode, as log lines.
+// internal/pipelinetrace: the informers' records at steps 2-6, typed, each
+// with its kind), one line per event. Step 6 is narrated by the
+// controller's Observer instead, unless dispatch is set (the watch-only
+// mode, which has no controller). Other events show only in verbose mode,
+// as log lines.
 type traceNarrator struct {
-	n        *narrator
+	n *narrator
+	// kinds remembers the deltas each object last popped.
 	kinds    *kindIndex
 	dispatch bool
 	// syncs, if set, counts popped Sync deltas (resyncs).
 	syncs *atomic.Int64
 }
 
-// handler is a slog.Handler that narrates the trace alone (no page).
-func (h *traceNarrator) handler() slog.Handler { return pipelinetrace.Handler(h.trace) }
-
 // trace narrates one event of the trace.
 func (h *traceNarrator) trace(e pipelinetrace.Event) {
-	kind := h.kinds.of(e.Key)
+	kind := cmpOr(e.Kind, "?")
 	obj := kind + " " + e.Key
 	lane := laneOf(kind)
 	switch e.What {
 	case pipelinetrace.Queued:
 		h.n.line(stageReflector, lane, tagFIFO, "%s: %s delta queued", obj, pipelineweb.DeltaType(e.Op))
 	case pipelinetrace.Listed:
-		kind := h.kinds.replaced(e.Objects, e.RV)
 		h.n.line(stageReflector, laneOf(kind), tagFIFO, "%s list: Replace(%d objects, rv %s): a Replaced delta each, a tombstone for every cached key not in the list",
 			kind, e.Objects, e.RV)
 	case pipelinetrace.Popped:

@@ -71,13 +71,19 @@ type base func(gvr schema.GroupVersionResource, namespace string) sc.Resource
 // resourceVersions alone); simulate runs the Deployment simulator.
 func newWorld(n *narrator, g *gate, api base, namespace string, events base, simulate bool) (*world, error) {
 	w := &world{n: n, g: g, resyncs: new(atomic.Int64), writes: newWriteLog()}
+	// One event stream, two renderers: the ListerWatchers' calls and
+	// events and the informers' trace become typed events in one place (a
+	// pipelinetrace.Stream), for the terminal's narrator and, with --web,
+	// the page's Recorder. (The Observer's events are typed already; they
+	// go to both too, below.)
 	kinds := newKindIndex()
-	var page []func(pipelinetrace.Event)
+	sinks := []func(pipelinetrace.Event){newStreamNarrator(n, kinds, w.resyncs, false).event}
 	if n.web != nil {
-		page = append(page, n.web.Trace) // the page hears the same step 1 events
+		sinks = append(sinks, n.web.Trace)
 	}
-	w.fooLW = newNarratedLW(api(sc.FoosGVR, namespace), "Foo", n, g, kinds, page...)
-	w.depLW = newNarratedLW(api(sc.DeploymentsGVR, namespace), "Deployment", n, g, kinds, page...)
+	stream := pipelinetrace.NewStream(sinks...)
+	w.fooLW = newNarratedLW(api(sc.FoosGVR, namespace), "Foo", g, stream)
+	w.depLW = newNarratedLW(api(sc.DeploymentsGVR, namespace), "Deployment", g, stream)
 	w.fooLW.gated.writes, w.depLW.gated.writes = w.writes, w.writes
 	narrated := func(gvr schema.GroupVersionResource, ns string) sc.Resource {
 		if gvr == eventsGVR && events != nil {
@@ -94,21 +100,16 @@ func newWorld(n *narrator, g *gate, api base, namespace string, events base, sim
 		}
 		return r
 	}
-	// One event stream, two renderers: the trace, typed in one place
-	// (pipelinetrace), and the controller's Observer events go to the
-	// terminal's narrator and, with --web, to the page's Recorder.
 	obs := newObserver(n, w.writes, kinds)
-	tn := &traceNarrator{n: n, kinds: kinds, syncs: w.resyncs}
-	observe, sinks := obs.observe, []func(pipelinetrace.Event){tn.trace}
+	observe := obs.observe
 	if n.web != nil {
-		observe, sinks = teeObserver(observe, n.web.Observe), append(sinks, n.web.Trace)
+		observe = teeObserver(observe, n.web.Observe)
 	}
-	trace := pipelinetrace.Handler(sinks...)
 	ctl, err := sc.New(narrated, sc.Options{
 		Namespace:           namespace,
 		ResyncPeriod:        resyncPeriod,
 		DeploymentSimulator: simulate,
-		Logger:              slog.New(trace),
+		Logger:              slog.New(stream.Handler()),
 		Observer:            observe,
 	})
 	if err != nil {

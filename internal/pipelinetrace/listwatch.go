@@ -14,11 +14,12 @@ import (
 	"github.com/informerlab/informerlab/reflector"
 )
 
-// The ListerWatcher's events (step 1), made by [ListerWatcher]. Each
-// carries Kind, the kind the informer lists and watches, and RequestRV, the
-// resourceVersion the Reflector asked from.
+// The ListerWatchers' events (step 1), made by [Stream.ListerWatcher].
+// Each carries Kind, the kind the informer lists and watches, and
+// RequestRV, the resourceVersion the Reflector asked from.
 const (
-	// ListDone is a LIST's answer: Items at RV.
+	// ListDone is a LIST's answer: Items at RV. It and the kinds after it
+	// are the ListerWatchers' (FromListerWatcher).
 	ListDone What = iota + 100
 	// ListFailed is a LIST's error (Err).
 	ListFailed
@@ -35,32 +36,16 @@ const (
 	WatchEnded
 )
 
-// ListerWatcher wraps the ListerWatcher an informer of kind lists and
-// watches through: every LIST, WATCH and watch event becomes an Event,
-// handed to every sink in order before the Reflector gets it. It is the
-// one place step 1 is observed; what it wraps may hold the calls and
-// events back (the demo's gate, the page's valve).
-func ListerWatcher(inner reflector.ListerWatcher, kind string, sinks ...func(Event)) reflector.ListerWatcher {
-	return &tappedLW{inner: inner, kind: kind, sinks: sinks}
-}
-
 type tappedLW struct {
 	inner reflector.ListerWatcher
 	kind  string
-	sinks []func(Event)
-}
-
-func (l *tappedLW) emit(e Event) {
-	e.Kind = l.kind
-	for _, sink := range l.sinks {
-		sink(e)
-	}
+	emit  func(Event)
 }
 
 func (l *tappedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	obj, err := l.inner.List(ctx, opts)
 	if err != nil {
-		l.emit(Event{What: ListFailed, RequestRV: opts.ResourceVersion, Err: err})
+		l.emit(Event{What: ListFailed, Kind: l.kind, RequestRV: opts.ResourceVersion, Err: err})
 		return nil, err
 	}
 	items, _ := meta.ExtractList(obj)
@@ -68,17 +53,17 @@ func (l *tappedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.O
 	if lm, err := meta.ListAccessor(obj); err == nil {
 		rv = lm.GetResourceVersion()
 	}
-	l.emit(Event{What: ListDone, RequestRV: opts.ResourceVersion, RV: rv, Items: items, Objects: len(items)})
+	l.emit(Event{What: ListDone, Kind: l.kind, RequestRV: opts.ResourceVersion, RV: rv, Items: items, Objects: len(items)})
 	return obj, nil
 }
 
 func (l *tappedLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	w, err := l.inner.Watch(ctx, opts)
 	if err != nil {
-		l.emit(Event{What: WatchRefused, RequestRV: opts.ResourceVersion, Err: err})
+		l.emit(Event{What: WatchRefused, Kind: l.kind, RequestRV: opts.ResourceVersion, Err: err})
 		return nil, err
 	}
-	l.emit(Event{What: WatchOpened, RequestRV: opts.ResourceVersion})
+	l.emit(Event{What: WatchOpened, Kind: l.kind, RequestRV: opts.ResourceVersion})
 	tw := &tappedWatch{l: l, ctx: ctx, inner: w, out: make(chan watch.Event), stopped: make(chan struct{}), lastRV: opts.ResourceVersion}
 	go tw.pump()
 	return tw, nil
@@ -118,7 +103,7 @@ func (w *tappedWatch) pump() {
 			continue // drain: the Reflector no longer reads
 		default:
 		}
-		e := Event{What: WatchEvent, EventType: ev.Type, Object: ev.Object}
+		e := Event{What: WatchEvent, Kind: w.l.kind, EventType: ev.Type, Object: ev.Object}
 		if ev.Type == watch.Error {
 			e.Err = apierrors.FromObject(ev.Object)
 		} else {
@@ -134,7 +119,7 @@ func (w *tappedWatch) pump() {
 		}
 	}
 	if !w.stoppedByUs() {
-		w.l.emit(Event{What: WatchEnded, RV: w.lastRV})
+		w.l.emit(Event{What: WatchEnded, Kind: w.l.kind, RV: w.lastRV})
 	}
 }
 
@@ -170,3 +155,7 @@ func objectRV(obj any) string {
 	}
 	return acc.GetResourceVersion()
 }
+
+// FromListerWatcher reports whether w is one of the ListerWatchers' kinds
+// of Event (step 1), not the trace's.
+func (w What) FromListerWatcher() bool { return w >= ListDone }

@@ -42,10 +42,12 @@ const (
 	ReflectorBackoff
 )
 
-// Event is one record of the pipeline's trace, typed. Which fields are set
-// depends on What; Level, Message and Own are always the record's, and Type
-// and Controller the logger's (a Reflector's expected type, a
-// controller's name), when it has them.
+// Event is one thing the pipeline reported, typed. Which fields are set
+// depends on What. For a trace record, Level, Message and Own are always
+// the record's, and Type and Controller the logger's (a Reflector's
+// expected type, a controller's name), when it has them. Kind is the kind
+// of the informer the event belongs to, when the Stream knows it ("" when
+// not).
 type Event struct {
 	What    What
 	Level   slog.Level
@@ -56,6 +58,7 @@ type Event struct {
 	Type       string // the Reflector's expected type: "*samplecontroller.Foo"
 	Controller string
 
+	Kind         string
 	Key          string
 	Op           string
 	Deltas       []string
@@ -69,10 +72,11 @@ type Event struct {
 	Cause        string
 	Delay        time.Duration
 
-	// Step 1, from ListerWatcher: the informer's kind, the
-	// resourceVersion asked from, a LIST's items, a watch event's type and
-	// object, an error.
-	Kind      string
+	// Keys are the keys of a Listed LIST, in its order.
+	Keys []string
+
+	// Step 1, from a ListerWatcher: the resourceVersion asked from, a
+	// LIST's items, a watch event's type and object, an error.
 	RequestRV string
 	Items     []runtime.Object
 	EventType watch.EventType
@@ -80,16 +84,8 @@ type Event struct {
 	Err       error
 }
 
-// Handler returns a slog.Handler for the informers' and the controllers'
-// logger: each record at Debug level or above becomes an Event, handed to
-// every sink in order, on the goroutine that logged it. A sink must not
-// keep Own past its call.
-func Handler(sinks ...func(Event)) slog.Handler {
-	return &handler{sinks: sinks}
-}
-
 type handler struct {
-	sinks []func(Event)
+	emit func(Event)
 	// with are the attributes a logger added (WithAttrs). Never modified:
 	// WithAttrs copies.
 	with []slog.Attr
@@ -100,23 +96,20 @@ func (h *handler) Enabled(_ context.Context, level slog.Level) bool {
 }
 
 func (h *handler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &handler{sinks: h.sinks, with: append(slices.Clip(h.with), attrs...)}
+	return &handler{emit: h.emit, with: append(slices.Clip(h.with), attrs...)}
 }
 
 func (h *handler) WithGroup(string) slog.Handler { return h }
 
 func (h *handler) Handle(_ context.Context, r slog.Record) error {
-	e := Parse(r, h.with)
-	for _, sink := range h.sinks {
-		sink(e)
-	}
+	h.emit(Parse(r, h.with))
 	return nil
 }
 
 // Parse makes a record, logged by a logger with the attributes with, an
-// Event. It is the one place that knows the trace's messages and
-// attributes (informer/trace.go, the reflector's state changes and
-// backoffs).
+// Event (without its Kind, which only a Stream knows). It is the one place
+// that knows the trace's messages and attributes (informer/trace.go, the
+// reflector's state changes and backoffs).
 func Parse(r slog.Record, with []slog.Attr) Event {
 	attrs := map[string]slog.Value{}
 	for _, a := range with {

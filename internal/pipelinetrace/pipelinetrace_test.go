@@ -55,8 +55,9 @@ func configMap(name string) *unstructured.Unstructured {
 }
 
 // TestParseTypesARealInformersTrace runs a real informer on fakeapi through
-// the ListerWatcher tap, with the Handler as its logger: a listed object
-// and a created one come out as typed events, steps 1 to 6 in order; the
+// a Stream's ListerWatcher, with its Handler as the informer's logger: a
+// listed object and a created one come out as typed events, steps 1 to 6
+// in order, each naming its kind; the
 // LIST, the WATCHes and the watch the server ended are events of their
 // own, and the Reflector's state changes ReflectorState events; both sinks
 // see every event, in order.
@@ -70,9 +71,9 @@ func TestParseTypesARealInformersTrace(t *testing.T) {
 		_, err := cms.Create(t.Context(), configMap("listed"), metav1.CreateOptions{})
 		require.NoError(t, err)
 		var first, second collector
-		lw := pipelinetrace.ListerWatcher(cms, "ConfigMap", first.sink, second.sink)
-		inf := informer.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, nil,
-			informer.WithLogger(slog.New(pipelinetrace.Handler(first.sink, second.sink))),
+		stream := pipelinetrace.NewStream(first.sink, second.sink)
+		inf := informer.NewSharedIndexInformer(stream.ListerWatcher(cms, "ConfigMap"), &unstructured.Unstructured{}, 0, nil,
+			informer.WithLogger(slog.New(stream.Handler())),
 			informer.WithReflectorOptions(reflector.Options{Name: "configmaps"}))
 		_, err = inf.AddEventHandler(informer.ResourceEventHandlerFuncs{})
 		require.NoError(t, err)
@@ -102,6 +103,9 @@ func TestParseTypesARealInformersTrace(t *testing.T) {
 			"a listed object is queued by Replace (one Listed event for the list), then popped, stored, dispatched")
 		require.Len(t, listed, 3)
 		assert.Equal(t, []string{"Replaced"}, listed[0].Deltas)
+		for _, e := range append(listed, created...) {
+			assert.Equal(t, "ConfigMap", e.Kind, "the Stream names the kind of every event of a key: %+v", e)
+		}
 		assert.True(t, listed[0].InitialList)
 		assert.Equal(t, []pipelinetrace.What{pipelinetrace.WatchEvent, pipelinetrace.Queued, pipelinetrace.Popped, pipelinetrace.Stored, pipelinetrace.Dispatched}, whats(created),
 			"step 1, the watch event, comes before the Reflector queues it")
@@ -130,6 +134,8 @@ func TestParseTypesARealInformersTrace(t *testing.T) {
 				lists++
 				assert.Equal(t, 1, e.Objects)
 				assert.NotEmpty(t, e.RV)
+				assert.Equal(t, "ConfigMap", e.Kind)
+				assert.Equal(t, []string{"demo/listed"}, e.Keys, "a Listed event names the keys of its LIST")
 			case pipelinetrace.ReflectorState:
 				states++
 				assert.NotEmpty(t, e.To)
@@ -151,7 +157,7 @@ func TestParseTypesARealInformersTrace(t *testing.T) {
 // Diagram: none. client-go: none.
 func TestParseKeepsOtherRecordsAsLogLines(t *testing.T) {
 	var c collector
-	logger := slog.New(pipelinetrace.Handler(c.sink)).With("controller", "foo")
+	logger := slog.New(pipelinetrace.NewStream(c.sink).Handler()).With("controller", "foo")
 
 	logger.Error("reconcile failed; requeued with backoff", "err", errors.New("boom"))
 	logger.Debug("reflector: backing off before relisting", "delay", 1500*time.Millisecond)

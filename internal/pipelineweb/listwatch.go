@@ -11,18 +11,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/informerlab/informerlab/internal/pipelinetrace"
 	"github.com/informerlab/informerlab/reflector"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
 // Resource wraps the API handle an informer of kind lists and watches
 // through, for the page alone: every LIST, WATCH and watch event passes the
-// [Valve] (Valved) and becomes a step 1 Event (pipelinetrace.ListerWatcher
-// with Trace as its sink). Writes go straight through. Where the terminal
-// narrates too, tap the valved handle once with both sinks instead.
+// [Valve] (Valved) and becomes a step 1 Event (through the ListerWatcher
+// of the Recorder's own pipelinetrace.Stream, whose only sink is Trace).
+// Writes go straight through. Where the terminal narrates too, give both
+// sinks to one Stream instead.
 func (r *Recorder) Resource(kind string, res sc.Resource) sc.Resource {
-	return tappedResource{Resource: res, lw: pipelinetrace.ListerWatcher(r.Valved(res), kind, r.Trace)}
+	return tappedResource{Resource: res, lw: r.stream.ListerWatcher(r.Valved(res), kind)}
 }
 
 type tappedResource struct {

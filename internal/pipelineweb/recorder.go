@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/internal/pipelinetrace"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -32,7 +33,9 @@ type Recorder struct {
 	hub   *Hub
 	model *Model
 	valve Valve
-	kinds kindIndex
+	// stream is the Recorder's own, for Handler and Resource: the page
+	// alone, with Trace its only sink.
+	stream *pipelinetrace.Stream
 
 	tmu sync.Mutex // guards tombstones
 	// tombstones are the keys ("Kind key") a Replace queued a tombstone
@@ -54,8 +57,9 @@ type Recorder struct {
 // NewRecorder returns a Recorder that publishes to hub, whose model it also
 // consults (nil: none).
 func NewRecorder(hub *Hub, model *Model) *Recorder {
-	return &Recorder{hub: hub, model: model, stop: make(chan struct{}),
-		kinds: kindIndex{kinds: map[string][]string{}, last: map[string]string{}}}
+	r := &Recorder{hub: hub, model: model, stop: make(chan struct{})}
+	r.stream = pipelinetrace.NewStream(r.Trace)
+	return r
 }
 
 // Valve returns the valve in front of the Reflectors.

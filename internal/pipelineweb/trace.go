@@ -17,16 +17,16 @@ import (
 const maxListedKeys = 50
 
 // Handler returns a slog.Handler for the informers' logger that records
-// their trace on the page alone: pipelinetrace.Handler(r.Trace). Where the
-// terminal narrates too, give both sinks to one pipelinetrace.Handler.
-func (r *Recorder) Handler() slog.Handler { return pipelinetrace.Handler(r.Trace) }
+// their trace on the page alone: the Handler of the Recorder's own
+// pipelinetrace.Stream, whose only sink is Trace. Where the terminal
+// narrates too, give both sinks to one Stream instead.
+func (r *Recorder) Handler() slog.Handler { return r.stream.Handler() }
 
 // Trace turns one event of the pipeline's trace into Events: step 1 (the
 // ListerWatchers' calls and watch events), steps 2 to 6 of each object and
 // the Reflectors' state changes. Log lines are not shown on the page.
 func (r *Recorder) Trace(te pipelinetrace.Event) {
-	key := te.Key
-	kind := r.kinds.of(key)
+	key, kind := te.Key, te.Kind
 	switch te.What {
 	case pipelinetrace.ListFailed, pipelinetrace.ListDone, pipelinetrace.WatchRefused, pipelinetrace.WatchOpened,
 		pipelinetrace.WatchEvent, pipelinetrace.WatchEnded:
@@ -36,7 +36,7 @@ func (r *Recorder) Trace(te pipelinetrace.Event) {
 		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: kind, Key: key, Deltas: []string{t},
 			Text: fmt.Sprintf("%s %s: %s delta queued", kind, key, t)})
 	case pipelinetrace.Listed:
-		r.replaced(te.Objects, te.RV)
+		r.replaced(te)
 	case pipelinetrace.Popped:
 		types := te.Deltas
 		e := Event{Op: OpPop, Tag: TagPop, Arrow: ArrowPop, Kind: kind, Key: key, Deltas: types,
@@ -52,9 +52,6 @@ func (r *Recorder) Trace(te pipelinetrace.Event) {
 	case pipelinetrace.Stored:
 		r.hub.Publish(Event{Op: OpStore, Tag: TagIndexer, Arrow: ArrowStore, Kind: kind, Key: key, Verb: te.Op,
 			Text: fmt.Sprintf("%s %s: %s in the cache", kind, key, CacheVerb(te.Op))})
-		if te.Op == "delete" {
-			r.kinds.deleted(kind, key)
-		}
 	case pipelinetrace.Dispatched:
 		note := ""
 		if te.Resync {
@@ -74,29 +71,29 @@ func (r *Recorder) Trace(te pipelinetrace.Event) {
 	}
 }
 
-// replaced publishes what a Replace of the LIST of n objects at rv queues,
+// replaced publishes what a Replace of a LIST queues,
 // by DeltaFIFO.Replace's rules: a Replaced delta for every listed key, and a
 // Deleted delta holding a tombstone for every key queued or cached that the
 // list no longer has. The record comes just before Replace runs; the pops
 // that follow show the same deltas.
-func (r *Recorder) replaced(n int, rv string) {
-	l, ok := r.kinds.replaced(n, rv)
-	if !ok {
-		return
+func (r *Recorder) replaced(te pipelinetrace.Event) {
+	if te.Kind == "" {
+		return // a Replace of no LIST the Stream saw
 	}
+	n, rv, kind, keys := te.Objects, te.RV, te.Kind, te.Keys
 	listed := map[string]bool{}
-	for _, k := range l.keys {
+	for _, k := range keys {
 		listed[k] = true
 	}
 	var gone []string
 	if r.model != nil {
-		queued := r.model.queuedKeys(l.kind)
+		queued := r.model.queuedKeys(kind)
 		for _, k := range queued {
 			if !listed[k] {
 				gone = append(gone, k)
 			}
 		}
-		cached := r.model.cachedKeys(l.kind)
+		cached := r.model.cachedKeys(kind)
 		slices.Sort(cached)
 		for _, k := range cached {
 			if !listed[k] && !slices.Contains(queued, k) {
@@ -104,20 +101,20 @@ func (r *Recorder) replaced(n int, rv string) {
 			}
 		}
 	}
-	r.hub.Publish(Event{Op: OpReplace, Tag: TagFIFO, Kind: l.kind, RV: rv, Count: n,
+	r.hub.Publish(Event{Op: OpReplace, Tag: TagFIFO, Kind: kind, RV: rv, Count: n,
 		Text: fmt.Sprintf("%s list: Replace(%d objects, rv %s): a Replaced delta each, a tombstone for every cached key not in the list (%d)",
-			plural(l.kind), n, rv, len(gone))})
-	for i, k := range l.keys {
+			plural(kind), n, rv, len(gone))})
+	for i, k := range keys {
 		if i == maxListedKeys {
 			break
 		}
-		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: l.kind, Key: k, RV: rv, Deltas: []string{"Replaced"},
-			Text: fmt.Sprintf("%s %s: Replaced delta queued (the list at rv %s has it)", l.kind, k, rv)})
+		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: kind, Key: k, RV: rv, Deltas: []string{"Replaced"},
+			Text: fmt.Sprintf("%s %s: Replaced delta queued (the list at rv %s has it)", kind, k, rv)})
 	}
 	for _, k := range gone {
-		r.expectTombstone(l.kind, k)
-		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: l.kind, Key: k, RV: rv, Deltas: []string{"Deleted"}, Tombstone: true,
-			Text: fmt.Sprintf("%s %s: Deleted delta queued with a DeletedFinalStateUnknown tombstone: the list at rv %s no longer has it", l.kind, k, rv)})
+		r.expectTombstone(kind, k)
+		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: kind, Key: k, RV: rv, Deltas: []string{"Deleted"}, Tombstone: true,
+			Text: fmt.Sprintf("%s %s: Deleted delta queued with a DeletedFinalStateUnknown tombstone: the list at rv %s no longer has it", kind, k, rv)})
 	}
 }
 
@@ -187,11 +184,8 @@ func (r *Recorder) listWatch(te pipelinetrace.Event) {
 	case pipelinetrace.ListDone:
 		keys := make([]string, 0, len(te.Items))
 		for _, item := range te.Items {
-			key := ObjectKey(item)
-			keys = append(keys, key)
-			r.kinds.saw(te.Kind, key)
+			keys = append(keys, ObjectKey(item))
 		}
-		r.kinds.listed(te.Kind, keys, te.RV)
 		say(Event{Op: OpList, Arrow: ArrowList, RV: te.RV, Count: len(te.Items),
 			Text: fmt.Sprintf("%s: LIST (resourceVersion=%q) → %d object(s) at rv %s", resource, te.RequestRV, len(te.Items), te.RV)})
 		for i, item := range te.Items {
@@ -217,7 +211,6 @@ func (r *Recorder) listWatch(te pipelinetrace.Event) {
 				Text: fmt.Sprintf("%s: watch ERROR event: %s", resource, errorSummary(te.Err))})
 		case watch.Bookmark:
 		default:
-			r.kinds.saw(te.Kind, te.Key)
 			say(Event{Op: OpWatchEvent, Arrow: ArrowList, Key: te.Key, RV: te.RV, Verb: string(te.EventType),
 				Text: fmt.Sprintf("%s: watch event %s %s rv %s", resource, te.EventType, te.Key, te.RV)})
 		}

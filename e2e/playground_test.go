@@ -100,7 +100,7 @@ func TestPlaygroundBudgets(t *testing.T) {
 	eval[bool](t, p, `window.informerlabPlayground.then((pg) => { window.informerlabPlaygroundStats = pg.stats; }), true`)
 	p.waitFor(t, "the stats function", `typeof window.informerlabPlaygroundStats === 'function'`, 5*time.Second)
 	first := eval[[]float64](t, p, sample)
-	t.Logf("budget: memory at the start: Go heap %.1f MB, Go runtime total %.1f MB, %d goroutines; page script heap %.1f MB, %d keys inspectable", first[0]/1e6, first[1]/1e6, int(first[2]), first[3]/1e6, int(first[4]))
+	t.Logf("budget: memory at the start: live Go heap %.1f MB, Go runtime total %.1f MB, %d goroutines; page script heap %.1f MB, %d keys inspectable", first[0]/1e6, first[1]/1e6, int(first[2]), first[3]/1e6, int(first[4]))
 	start := time.Now()
 	var peak float64
 	for i := 1; time.Since(start) < soak; i++ {
@@ -112,11 +112,11 @@ func TestPlaygroundBudgets(t *testing.T) {
 		if i%10 == 0 {
 			s := eval[[]float64](t, p, sample)
 			peak = max(peak, s[0])
-			t.Logf("budget: after %3ds and %d Foos: Go heap %.1f MB, Go runtime total %.1f MB, %d goroutines; page script heap %.1f MB, %d keys inspectable", int(time.Since(start).Seconds()), i, s[0]/1e6, s[1]/1e6, int(s[2]), s[3]/1e6, int(s[4]))
+			t.Logf("budget: after %3ds and %d Foos: live Go heap %.1f MB, Go runtime total %.1f MB, %d goroutines; page script heap %.1f MB, %d keys inspectable", int(time.Since(start).Seconds()), i, s[0]/1e6, s[1]/1e6, int(s[2]), s[3]/1e6, int(s[4]))
 		}
 	}
 	last := eval[[]float64](t, p, sample)
-	t.Logf("budget: at the end of %s: Go heap %.1f MB (peak sampled %.1f MB), Go runtime total %.1f MB, %d goroutines; page script heap %.1f MB, %d keys inspectable; the page shows %s",
+	t.Logf("budget: at the end of %s: live Go heap %.1f MB (peak sampled %.1f MB), Go runtime total %.1f MB, %d goroutines; page script heap %.1f MB, %d keys inspectable; the page shows %s",
 		soak, last[0]/1e6, peak/1e6, last[1]/1e6, int(last[2]), last[3]/1e6, int(last[4]), eval[string](t, p, `document.getElementById('conn').textContent`))
 	assert.Positive(t, last[0])
 	assert.Empty(t, p.consoleErrors())

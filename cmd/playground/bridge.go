@@ -81,10 +81,13 @@ type memStats struct {
 	Goroutines              int
 }
 
-// stats reads the Go runtime's memory: the live heap, what the heap holds
-// from the system, all the runtime holds, and the goroutines. The
-// playground's budget test samples it over a run.
+// stats reads the Go runtime's memory after a garbage collection: the live
+// heap, what the heap holds from the system, all the runtime holds, and
+// the goroutines. The playground's budget test samples it over a run; the
+// collection it forces makes HeapAlloc what is alive, not what garbage
+// happens to wait.
 func stats() memStats {
+	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return memStats{HeapAlloc: m.HeapAlloc, HeapSys: m.HeapSys, Sys: m.Sys, Goroutines: runtime.NumGoroutine()}

@@ -21,11 +21,11 @@
 //     watches through: every LIST, WATCH and watch event passes the
 //     [Valve] (pause, single step, speed). A pipelinetrace.Stream's
 //     ListerWatcher, around it, makes each a typed event, which
-//     [Recorder.Trace] turns into a step 1 Event ([Recorder.Resource] does both, for the page
-//     alone).
+//     [Recorder.Trace] turns into a step 1 Event ([Recorder.Resource]
+//     does both, for the page alone).
 //  2. [Recorder.Trace], a sink of the Stream whose Handler is the
-//     informers' logger, turns their typed trace into step 2 to 6 Events and their Reflectors'
-//     state changes into Reflector Events. For a relist it names, per key,
+//     informers' logger, turns their typed trace into step 2 to 6 Events
+//     and their Reflectors' state changes into Reflector Events. For a relist it names, per key,
 //     the Replaced deltas and the tombstones Replace queues.
 //  3. [Recorder.Observe], the samplecontroller Observer, turns steps 6 to
 //     9, the API writes, Reconcile outcomes and backoffs into Events.

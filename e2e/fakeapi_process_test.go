@@ -26,8 +26,9 @@ import (
 const deadline = 30 * time.Second
 
 // fakeapiBinary and demoBinary are the cmd/fakeapi and cmd/demo binaries
-// built by TestMain.
-var fakeapiBinary, demoBinary string
+// built by TestMain; siteDir is the playground's static site, built by
+// TestMain with the documented command (go run ./cmd/playground/build).
+var fakeapiBinary, demoBinary, siteDir string
 
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
@@ -53,6 +54,13 @@ func buildAndRun(m *testing.M) int {
 			fmt.Fprintf(os.Stderr, "e2e: go build %s: %v\n%s", pkg, err, out)
 			return 1
 		}
+	}
+	siteDir = filepath.Join(dir, "site")
+	build := exec.Command("go", "run", "./cmd/playground/build", "-out", siteDir)
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: go run ./cmd/playground/build: %v\n%s", err, out)
+		return 1
 	}
 	return m.Run()
 }

@@ -11,13 +11,44 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestWebPageLoadsWithTheNineNumberedArrows opens `demo --web` in chromium:
+// webScenarios are the page's scenarios, each run against both hosts
+// (webHosts): the page served by `demo --web` and the playground's static
+// site, where the pipeline runs in the tab. One table, so that the two
+// cannot drift.
+var webScenarios = []struct {
+	name string
+	run  func(t *testing.T, p *browserPage)
+}{
+	{"PageLoadsWithTheNineNumberedArrows", pageLoadsWithTheNineNumberedArrows},
+	{"CreateFooShowsStepsOneToNineInOrder", createFooShowsStepsOneToNineInOrder},
+	{"CompactShowsRelistWithReplacedDeltasAndATombstone", compactShowsRelistWithReplacedDeltasAndATombstone},
+	{"FailingReconcileShowsRetriesWithGrowingDelays", failingReconcileShowsRetriesWithGrowingDelays},
+	{"EveryControlIsReachableByTabAndWorksWithEnter", everyControlIsReachableByTabAndWorksWithEnter},
+	{"HonoursPrefersReducedMotion", honoursPrefersReducedMotion},
+}
+
+// TestWebPageScenariosOnBothHosts runs every scenario of webScenarios on
+// the page of `demo --web` and on the playground, each in a fresh browser
+// and a fresh pipeline.
+// Diagram: steps 1-9. client-go: none.
+func TestWebPageScenariosOnBothHosts(t *testing.T) {
+	for _, h := range webHosts {
+		t.Run(h.name, func(t *testing.T) {
+			for _, sc := range webScenarios {
+				t.Run(sc.name, func(t *testing.T) {
+					sc.run(t, openPageOn(t, h))
+				})
+			}
+		})
+	}
+}
+
+// pageLoadsWithTheNineNumberedArrows opens `demo --web` in chromium:
 // the page loads with no console error, its SVG draws the nine numbered
 // arrows of the diagram with their labels, and the initial list has already
 // reached the boxes (both Reflectors watching, two objects cached).
 // Diagram: steps 1-9. client-go: the controller diagram of sample-controller's docs.
-func TestWebPageLoadsWithTheNineNumberedArrows(t *testing.T) {
-	p := openPage(t, startWebDemo(t))
+func pageLoadsWithTheNineNumberedArrows(t *testing.T, p *browserPage) {
 
 	steps := eval[[]string](t, p, `[...document.querySelectorAll('#diagram path.arrow[data-step]')].map(a => a.dataset.step)`)
 	labels := eval[[]string](t, p, `[...document.querySelectorAll('#diagram text.alabel')].map(l => l.textContent)`)
@@ -33,12 +64,11 @@ func TestWebPageLoadsWithTheNineNumberedArrows(t *testing.T) {
 	assert.Empty(t, p.consoleErrors())
 }
 
-// TestWebCreateFooShowsStepsOneToNineInOrder presses "Create Foo": within a
+// createFooShowsStepsOneToNineInOrder presses "Create Foo": within a
 // few seconds the inspector shows the new Foo's key passing steps 1 to 9,
 // each first reached after the one before, and a Reconcile outcome.
 // Diagram: steps 1-9. client-go: sample-controller's Foo controller.
-func TestWebCreateFooShowsStepsOneToNineInOrder(t *testing.T) {
-	p := openPage(t, startWebDemo(t))
+func createFooShowsStepsOneToNineInOrder(t *testing.T, p *browserPage) {
 
 	p.setValue(t, "foo-name", "lab")
 	p.click(t, "btn-create")
@@ -71,13 +101,12 @@ func TestWebCreateFooShowsStepsOneToNineInOrder(t *testing.T) {
 	assert.Empty(t, p.consoleErrors())
 }
 
-// TestWebCompactShowsRelistWithReplacedDeltasAndATombstone deletes a
+// compactShowsRelistWithReplacedDeltasAndATombstone deletes a
 // Deployment without a watch event, then compacts: the Reflectors back off
 // and relist, the inspector shows the deleted key's Deleted delta holding a
 // tombstone, and a surviving key's Replaced delta.
 // Diagram: steps 1-3. client-go: Reflector relist on 410, DeltaFIFO.Replace.
-func TestWebCompactShowsRelistWithReplacedDeltasAndATombstone(t *testing.T) {
-	p := openPage(t, startWebDemo(t))
+func compactShowsRelistWithReplacedDeltasAndATombstone(t *testing.T, p *browserPage) {
 	p.waitFor(t, "the seeded Deployment in the cache", `[...document.getElementById('silent-target').options].some(o => o.value === 'Deployment|default/alpha-nginx')`, 10*time.Second)
 
 	p.setValue(t, "silent-target", "Deployment|default/alpha-nginx")
@@ -99,13 +128,12 @@ func TestWebCompactShowsRelistWithReplacedDeltasAndATombstone(t *testing.T) {
 	assert.Empty(t, p.consoleErrors())
 }
 
-// TestWebFailingReconcileShowsRetriesWithGrowingDelays makes the API server
+// failingReconcileShowsRetriesWithGrowingDelays makes the API server
 // fail the controller's patches: the inspector shows each failed Reconcile
 // requeued with AddRateLimited after a longer delay than the one before,
 // then a success.
 // Diagram: steps 7-8. client-go: workqueue.ItemExponentialFailureRateLimiter.
-func TestWebFailingReconcileShowsRetriesWithGrowingDelays(t *testing.T) {
-	p := openPage(t, startWebDemo(t))
+func failingReconcileShowsRetriesWithGrowingDelays(t *testing.T, p *browserPage) {
 	p.click(t, "btn-create")
 	p.waitFor(t, "Foo default/web to be reconciled", `document.querySelectorAll('#steps-strip li.done').length === 9 && document.querySelector('#timeline li[data-op="reconcile"]') !== null`, 5*time.Second)
 
@@ -127,13 +155,12 @@ func TestWebFailingReconcileShowsRetriesWithGrowingDelays(t *testing.T) {
 	assert.Empty(t, p.consoleErrors())
 }
 
-// TestWebEveryControlIsReachableByTabAndWorksWithEnter walks the page with
+// everyControlIsReachableByTabAndWorksWithEnter walks the page with
 // Tab alone: every control is reached, in order; Enter on each button
 // carries out its action (the page answers in its status line); a cached
 // object opens with Enter and its dialog closes with Escape.
 // Diagram: none. client-go: none.
-func TestWebEveryControlIsReachableByTabAndWorksWithEnter(t *testing.T) {
-	p := openPage(t, startWebDemo(t))
+func everyControlIsReachableByTabAndWorksWithEnter(t *testing.T, p *browserPage) {
 	p.waitFor(t, "cached objects", `document.querySelector('#cache button.obj') !== null`, 10*time.Second)
 	controls := eval[[]string](t, p, `[...document.querySelectorAll('#controls button, #controls input, #controls select')].filter(e => e.offsetParent !== null).map(e => e.id)`)
 	require.Len(t, controls, 20)
@@ -203,12 +230,11 @@ func TestWebOnAClusterHidesTheFaultsThatNeedFakeapi(t *testing.T) {
 	assert.Empty(t, p.consoleErrors())
 }
 
-// TestWebHonoursPrefersReducedMotion creates a Foo with reduced motion
+// honoursPrefersReducedMotion creates a Foo with reduced motion
 // asked for: no token travels; the arrows light up instead, and the
 // inspector still shows steps 1 to 9.
 // Diagram: steps 1-9. client-go: none.
-func TestWebHonoursPrefersReducedMotion(t *testing.T) {
-	p := openPage(t, startWebDemo(t))
+func honoursPrefersReducedMotion(t *testing.T, p *browserPage) {
 	p.reduceMotion(t)
 	require.True(t, eval[bool](t, p, `matchMedia('(prefers-reduced-motion: reduce)').matches`))
 	eval[bool](t, p, `(() => {

@@ -7,61 +7,9 @@
 //	[1 list&watch] [2 → DeltaFIFO] [3 pop] [4/5 indexer] [6 handler]
 //	[7 enqueue] [8 get key] [9 lister get] [reconcile] [API write]
 //
-// # How it works
-//
-//  1. An embedded fakeapi server serves Foos and Deployments
-//     (samplecontroller.Register) and is seeded with Foo default/alpha and
-//     its Deployment alpha-nginx.
-//  2. samplecontroller.New builds the Foo controller and the Deployment
-//     simulator (which plays kube-controller-manager's Deployment
-//     controller) on one Manager, whose cache has one informer for Foos
-//     and one for Deployments. The demo narrates it from the outside,
-//     through what New takes (world.go): step 1 by wrapping each
-//     informer's ListerWatcher (listwatch.go); steps 2 to 5 by turning the
-//     informers' debug trace, from the Logger, into lines (narrate.go);
-//     steps 6 to 9, the controller's API writes, its Reconcile results and
-//     its backoff from the Observer's events (observe.go).
-//  3. The story (story.go) plays its chapters: each prints a one-line
-//     explanation, makes a change or injects a fault with fakeapi, and
-//     waits until the caches show the expected effect.
-//
-// With --web it serves the same events as a live web page of the diagram
-// (web.go, web_controls.go, web_scenarios.go; the page and its event feed
-// are package internal/pipelineweb): the narrator tees the Observer and the
-// informers' trace to the page's Recorder (world.go), the Foo and
-// Deployment handles pass its Valve (pause, step, speed), and the page's
-// controls write Foos, inject fakeapi's faults and play the scenarios. The
-// terminal narrates as usual. The page is served behind the same-origin
-// guard of package internal/sameorigin, and its controls carry a token made
-// for the run: pages of other sites open in the same browser can neither
-// press them nor read the page's API.
-//
-// With --server or --kubeconfig it narrates a running server instead
-// (remote.go). It asks discovery first, saying every 5 seconds that it is
-// still waiting and giving up after 30 (wait.go): a server that accepts
-// connections and never answers is an error, not a silent demo. A server
-// that does not answer /api as an API server does is said not to be one, and a --resource the server
-// does not serve fails at once, naming it. Then it runs the sample
-// controller if the Foo CRD (samplecontroller/testdata/foo-crd.yaml) is
-// installed, otherwise narrates steps 1 to 6 for --resource. A server with
-// no kube-controller-manager (cmd/fakeapi, a bare control plane) never
-// writes Deployment status: --simulate-deployments plays that part, and
-// without it the demo says, after a while, why the Foo stays Progressing
-// (stall.go).
-//
-// # Deterministic mode
-//
-// The golden test runs the story inside a testing/synctest bubble and gives
-// the gate (gate.go) synctest.Wait: every list, watch and watch event waits
-// at the gate, which lets one through at a time, in resourceVersion order,
-// only when everything else is blocked. The lines written between two such
-// moments are printed grouped by pipeline stage (Reflector, process loop,
-// handler, worker) and, within a stage, by goroutine (one per informer, per
-// handler registration, per controller), each goroutine's lines in their
-// own order: a causal order that does not depend on the scheduler. The
-// Reflectors' relists after a 410, which wait a randomly jittered backoff,
-// are held at the gate until all have arrived. Without the gate (a normal run)
-// lines are printed as they happen, with the time since the start.
+// The command is its flags, its usage and the wiring: what it plays, and
+// how, is package internal/demoengine (the embedded and remote worlds, the
+// narrator, the scenarios and the page's controls).
 //
 // # Read next
 //

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -10,14 +9,12 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/informerlab/informerlab/fakeapi"
-	sc "github.com/informerlab/informerlab/samplecontroller"
+	"github.com/informerlab/informerlab/internal/demoengine"
 )
 
 func main() {
@@ -74,27 +71,6 @@ type env struct {
 	answerWithin, progressEvery time.Duration
 }
 
-// waitForAnswer is the package's waitForAnswer with e's bounds.
-func (e env) waitForAnswer(ctx context.Context, n *narrator, server string, first func(context.Context) error) error {
-	within, every := defaultAnswerWithin, defaultProgressEvery
-	if e.answerWithin > 0 {
-		within = e.answerWithin
-	}
-	if e.progressEvery > 0 {
-		every = e.progressEvery
-	}
-	return waitForAnswer(ctx, n, server, within, every, first)
-}
-
-// stallAfter is how long a Deployment may lack its status before the demo
-// says no Deployment controller seems to run.
-func (e env) stallAfter() time.Duration {
-	if e.stall > 0 {
-		return e.stall
-	}
-	return defaultStallAfter
-}
-
 // run is main without the process: it parses args, plays the chosen
 // scenario (or narrates a remote server) until done or ctx ends, and
 // returns nil on a clean stop.
@@ -148,33 +124,20 @@ func parseFlags(args []string) (options, error) {
 	if o.server != "" && o.kubeconfig != "" {
 		return o, &usageError{msg: "--server and --kubeconfig exclude each other"}
 	}
-	if _, ok := findScenario(o.scenario); !ok {
-		return o, &usageError{msg: fmt.Sprintf("unknown scenario %q (known: %s)", o.scenario, strings.Join(scenarioNames(), ", "))}
+	var names []string
+	for _, s := range demoengine.Scenarios() {
+		names = append(names, s.Name)
 	}
-	if _, err := parseResource(o.resource); err != nil {
+	if !slices.Contains(names, o.scenario) {
+		return o, &usageError{msg: fmt.Sprintf("unknown scenario %q (known: %s)", o.scenario, strings.Join(names, ", "))}
+	}
+	if err := demoengine.CheckResource(o.resource); err != nil {
 		return o, &usageError{msg: err.Error()}
 	}
 	if _, _, err := net.SplitHostPort(o.webAddr); err != nil {
 		return o, &usageError{msg: fmt.Sprintf("--web-addr %q: want HOST:PORT, such as 127.0.0.1:8080", o.webAddr)}
 	}
 	return o, nil
-}
-
-func findScenario(name string) ([]string, bool) {
-	for _, s := range scenarioChapters {
-		if s.name == name {
-			return s.chapters, true
-		}
-	}
-	return nil, false
-}
-
-func scenarioNames() []string {
-	var names []string
-	for _, s := range scenarioChapters {
-		names = append(names, s.name)
-	}
-	return names
 }
 
 func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, e env) error {
@@ -187,127 +150,23 @@ func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return nil
 	}
 	if o.listScenarios {
-		all := chapters()
-		for _, s := range scenarioChapters {
-			fmt.Fprintf(stdout, "%-10s %s\n", s.name, s.help)
-			for _, c := range s.chapters {
-				fmt.Fprintf(stdout, "%12s- %s\n", "", all[c].title)
+		for _, s := range demoengine.Scenarios() {
+			fmt.Fprintf(stdout, "%-10s %s\n", s.Name, s.Help)
+			for _, c := range s.Chapters {
+				fmt.Fprintf(stdout, "%12s- %s\n", "", c)
 			}
 		}
 		return nil
 	}
-	n := &narrator{
-		out:     stdout,
-		verbose: o.verbose,
-		color:   e.terminal && !o.noColor && e.getenv("NO_COLOR") == "",
-	}
-	if e.settle == nil {
-		start := time.Now()
-		n.clock = func() time.Duration { return time.Since(start) }
-		if o.speed < 1 {
-			n.lineDelay = time.Duration((1/o.speed - 1) * float64(150*time.Millisecond))
-		}
-	}
-	if o.web {
-		return runWeb(ctx, o, n, e)
-	}
-	if o.server != "" || o.kubeconfig != "" {
-		return runRemote(ctx, o, n, e)
-	}
-	return runStory(ctx, o, n, stdin, stdout, e)
-}
-
-func runStory(ctx context.Context, o options, n *narrator, stdin io.Reader, stdout io.Writer, e env) error {
-	names, _ := findScenario(o.scenario)
-	g := newGate(e.settle)
-	if g.deterministic() {
-		n.buffered = true
-		g.onSettle = n.flush
-	}
-	srvOpts := fakeapi.Options{Scheme: sc.NewScheme(), NamespaceLifecycle: true}
-	if g.deterministic() {
-		srvOpts.BookmarkInterval = -1
-	}
-	srv := fakeapi.New(srvOpts)
-	defer srv.Close()
-	if err := sc.Register(srv); err != nil {
-		return err
-	}
-	if err := seed(ctx, srv); err != nil {
-		return err
-	}
-	// The controller's Events go to a server of their own, so that their
-	// writes (from the Manager's event broadcaster, at moments of its own)
-	// take none of the story's resourceVersions.
-	eventSrv := fakeapi.New(fakeapi.Options{})
-	defer eventSrv.Close()
-
-	gctx, stopGate := context.WithCancel(context.Background())
-	gateDone := make(chan struct{})
-	go func() { defer close(gateDone); g.run(gctx) }()
-	defer func() { stopGate(); <-gateDone }()
-
-	api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
-		return srv.Resource(gvr).Namespace(namespace)
-	}
-	events := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
-		return eventSrv.Resource(gvr).Namespace(namespace)
-	}
-	w, err := newWorld(n, g, api, "", events, true)
-	if err != nil {
-		return err
-	}
-	s := &story{srv: srv, w: w, n: n, g: g,
-		foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
-	if !g.deterministic() {
-		s.pause = time.Duration(float64(1500*time.Millisecond) / o.speed)
-	}
-	if o.step {
-		s.step = stepper(stdin, stdout)
-	}
-	n.say("informerlab demo: scenario %q — the sample controller (package samplecontroller) narrated step by step along the client-go diagram.", o.scenario)
-	err = s.play(ctx, names)
-	interrupted := ctx.Err() != nil
-	if stopErr := w.stop(); err == nil {
-		err = stopErr
-	}
-	if interrupted {
-		n.say("\nInterrupted: the controllers finished the Reconcile in progress, the informers stopped, every goroutine has exited. Bye.")
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	n.say("\nThe end: %s. Every goroutine has stopped.", fmt.Sprintf("%d narrated steps", n.count()))
-	return nil
-}
-
-// stepper returns a function that waits for Enter (or the end of stdin).
-func stepper(stdin io.Reader, stdout io.Writer) func(ctx context.Context) error {
-	lines := make(chan struct{})
-	started := false
-	return func(ctx context.Context) error {
-		if !started {
-			started = true
-			go func() {
-				defer close(lines)
-				sc := bufio.NewScanner(stdin)
-				for sc.Scan() {
-					lines <- struct{}{}
-				}
-			}()
-		}
-		fmt.Fprint(stdout, "\n-- press Enter for the next chapter --")
-		select {
-		case _, ok := <-lines:
-			if !ok {
-				fmt.Fprintln(stdout)
-			}
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return demoengine.Run(ctx, demoengine.Options{
+		Scenario: o.scenario, Step: o.step, Speed: o.speed,
+		Color:   e.terminal && !o.noColor && e.getenv("NO_COLOR") == "",
+		Verbose: o.verbose,
+		Server:  o.server, Kubeconfig: o.kubeconfig, Resource: o.resource, Namespace: o.namespace,
+		SimulateDeployments: o.simulate,
+		Web:                 o.web, WebAddr: o.webAddr,
+		Settle: e.settle, StallAfter: e.stall, AnswerWithin: e.answerWithin, ProgressEvery: e.progressEvery,
+	}, stdin, stdout)
 }
 
 const usageHeader = `demo plays a scripted story on an embedded fake API server: the project's sample

@@ -102,14 +102,14 @@ func TestServerWithFooCRDRunsTheFooController(t *testing.T) {
 
 	stop, out, seen := startRemote(t, []string{"--server", hs.URL, "--no-color"})
 	waitOutput(t, seen, out, "Deployments: WATCH from rv")
-	_, err := srv.Resource(sc.FoosGVR).Namespace(ns).Create(context.Background(), newFoo("web", "web-nginx", 2), metav1.CreateOptions{})
+	_, err := srv.Resource(sc.FoosGVR).Namespace("default").Create(context.Background(), newFoo("web", "web-nginx", 2), metav1.CreateOptions{})
 	require.NoError(t, err)
 	waitOutput(t, seen, out, "foo-controller: CREATE Deployment default/web-nginx")
 
 	require.NoError(t, stop())
-	dep, err := srv.Resource(sc.DeploymentsGVR).Namespace(ns).Get(context.Background(), "web-nginx", metav1.GetOptions{})
+	dep, err := srv.Resource(sc.DeploymentsGVR).Namespace("default").Get(context.Background(), "web-nginx", metav1.GetOptions{})
 	require.NoError(t, err)
-	foo, err := srv.Resource(sc.FoosGVR).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	foo, err := srv.Resource(sc.FoosGVR).Namespace("default").Get(context.Background(), "web", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.True(t, metav1.IsControlledBy(dep.(*sc.Deployment), foo.(*sc.Foo)), "the Deployment is controlled by the Foo")
 	assert.Contains(t, out.String(), "[6 handler]      foo-controller: OnAdd Foo default/web")
@@ -192,7 +192,7 @@ func TestBareControlPlaneSaysWhyFooStaysProgressing(t *testing.T) {
 
 	stop, out, seen := startRemoteWith(t, []string{"--server", hs.URL, "--no-color"}, env{getenv: func(string) string { return "" }, stall: 300 * time.Millisecond})
 	waitOutput(t, seen, out, "Deployments: WATCH from rv")
-	_, err := srv.Resource(sc.FoosGVR).Namespace(ns).Create(context.Background(), newFoo("web", "web-nginx", 2), metav1.CreateOptions{})
+	_, err := srv.Resource(sc.FoosGVR).Namespace("default").Create(context.Background(), newFoo("web", "web-nginx", 2), metav1.CreateOptions{})
 	require.NoError(t, err)
 	waitOutput(t, seen, out, "no Deployment controller seems to run on this server")
 
@@ -214,14 +214,23 @@ func TestSimulateDeploymentsMakesTheFooReady(t *testing.T) {
 
 	stop, out, seen := startRemoteWith(t, []string{"--server", hs.URL, "--no-color", "--simulate-deployments"}, env{getenv: func(string) string { return "" }, stall: 300 * time.Millisecond})
 	waitOutput(t, seen, out, "Deployments: WATCH from rv")
-	_, err := srv.Resource(sc.FoosGVR).Namespace(ns).Create(context.Background(), newFoo("web", "web-nginx", 2), metav1.CreateOptions{})
+	_, err := srv.Resource(sc.FoosGVR).Namespace("default").Create(context.Background(), newFoo("web", "web-nginx", 2), metav1.CreateOptions{})
 	require.NoError(t, err)
 	waitOutput(t, seen, out, "availableReplicas 2, Ready=True (Available)")
 
 	require.NoError(t, stop())
-	foo, err := srv.Resource(sc.FoosGVR).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	foo, err := srv.Resource(sc.FoosGVR).Namespace("default").Get(context.Background(), "web", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), foo.(*sc.Foo).Status.AvailableReplicas)
 	assert.Contains(t, out.String(), "deployment-simulator: UPDATE /status Deployment default/web-nginx")
 	assert.NotContains(t, out.String(), "no Deployment controller seems to run")
+}
+
+// newFoo is a Foo as a user would write it, in namespace default.
+func newFoo(name, deploymentName string, replicas int32) *sc.Foo {
+	return &sc.Foo{
+		TypeMeta:   metav1.TypeMeta{APIVersion: sc.FooGVK.GroupVersion().String(), Kind: sc.FooGVK.Kind},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       sc.FooSpec{DeploymentName: deploymentName, Replicas: &replicas},
+	}
 }

@@ -18,16 +18,6 @@ import (
 	"github.com/informerlab/informerlab/internal/pipelineweb"
 )
 
-// TestWebPageSpeaksTheTranscriptsTags: the page's tags are the text
-// demo's, word for word.
-// Diagram: steps 1-9. client-go: none.
-func TestWebPageSpeaksTheTranscriptsTags(t *testing.T) {
-	assert.Equal(t,
-		[]string{tagList, tagFIFO, tagPop, tagIndexer, tagHandler, tagEnqueue, tagGetKey, tagListerGet, tagReconcile, tagWrite, tagStory},
-		[]string{pipelineweb.TagList, pipelineweb.TagFIFO, pipelineweb.TagPop, pipelineweb.TagIndexer, pipelineweb.TagHandler,
-			pipelineweb.TagEnqueue, pipelineweb.TagGetKey, pipelineweb.TagListerGet, pipelineweb.TagReconcile, pipelineweb.TagWrite, pipelineweb.TagStory})
-}
-
 // TestWebFlagsAreDescribedAndChecked: --help explains --web and
 // --web-addr with an example each, and a --web-addr that is not HOST:PORT
 // is a usage error.

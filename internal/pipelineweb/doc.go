@@ -2,24 +2,30 @@
 // diagram, steps 1 to 9, drawn in SVG, with a token moving along its arrow
 // for every event of the running sample controller.
 //
-//	Reflector ListerWatcher --Resource--+
-//	informers' slog trace ----Handler---+--> Recorder --> Hub --> Model (the boxes' state)
+//	Reflector ListerWatcher --Valved----+  (the valve)
+//	pipelinetrace.Event ------Trace-----+--> Recorder --> Hub --> Model (the boxes' state)
 //	samplecontroller.Observer --Observe-+                    \--> Subscription per page --SSE--> browser
 //
 // The page shows the events the text demo prints, from the same places:
-// the events come from the samplecontroller Observer and the informers'
-// debug trace (cmd/demo tees both), and from the informers' ListerWatcher.
+// the events come from the samplecontroller Observer, and from the
+// informers' ListerWatchers and debug trace, which package
+// internal/pipelinetrace makes typed events of, in one place; the demo's
+// engine hands each of them to the terminal's narrator and to the
+// Recorder, two renderers of one stream.
 // Nothing is simulated: a token moves because the real Reflector, DeltaFIFO,
 // informer, workqueue and worker did something.
 //
 // # How it works
 //
-//  1. [Recorder.Resource] wraps the API handle each informer lists and
+//  1. [Recorder.Valved] wraps the API handle each informer lists and
 //     watches through: every LIST, WATCH and watch event passes the
-//     [Valve] (pause, single step, speed) and becomes a step 1 Event.
-//  2. [Recorder.Handler], a slog.Handler on the informers' logger, turns
-//     their trace records into step 2 to 6 Events and their Reflectors'
-//     state changes into Reflector Events. For a relist it names, per key,
+//     [Valve] (pause, single step, speed). A pipelinetrace.Stream's
+//     ListerWatcher, around it, makes each a typed event, which
+//     [Recorder.Trace] turns into a step 1 Event ([Recorder.Resource]
+//     does both, for the page alone).
+//  2. [Recorder.Trace], a sink of the Stream whose Handler is the
+//     informers' logger, turns their typed trace into step 2 to 6 Events
+//     and their Reflectors' state changes into Reflector Events. For a relist it names, per key,
 //     the Replaced deltas and the tombstones Replace queues.
 //  3. [Recorder.Observe], the samplecontroller Observer, turns steps 6 to
 //     9, the API writes, Reconcile outcomes and backoffs into Events.
@@ -31,6 +37,14 @@
 //     batches of events and, four times a second when it changed, the
 //     Model's snapshot. Its controls call [Controls], which cmd/demo
 //     implements (create, scale, delete, faults, scenarios).
+//  6. The page's three operations are also methods, with no HTTP:
+//     [Server.Stream] (the event stream), [Server.Act] (a control) and
+//     [Server.Object] (one cached object). cmd/playground calls them from
+//     the browser tab, where the whole pipeline runs as WebAssembly, and
+//     the page's script (assets/app.js) picks its transport at start:
+//     HTTP when the demo served it, calls into the tab when the
+//     playground's loader is on the page. [Assets] gives the page's files
+//     to the playground's site builder.
 //
 // # Guarantees
 //
@@ -62,7 +76,9 @@
 //
 // # Read next
 //
-// Run `go run ./cmd/demo --web` and open http://127.0.0.1:8080/. The
+// Run `go run ./cmd/demo --web` and open http://127.0.0.1:8080/, or build
+// the playground (`go run ./cmd/playground/build -out site/`) and serve
+// its folder. The
 // Example shows the hub; the pipeline tests
 // (go test -race -run 'TestRecorded|TestPaused|TestSlowHandler' ./internal/pipelineweb)
 // run the sample controller recorded for the page, and the browser tests

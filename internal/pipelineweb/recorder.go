@@ -9,19 +9,23 @@ import (
 	"time"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/internal/pipelinetrace"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
 // Recorder turns what the running sample controller reports into Events on
-// a [Hub]. It listens where the text demo listens, so that the page and the
-// terminal tell one story:
+// a [Hub]. It is a renderer of the same events as the text demo, so that
+// the page and the terminal tell one story:
 //
 //   - [Recorder.Observe] is the samplecontroller Observer: steps 6 to 9, the
 //     controller's API writes, its Reconcile results and its backoff;
-//   - [Recorder.Handler] is a slog.Handler for the informers' debug trace
-//     (steps 2 to 6) and the Reflectors' state changes;
-//   - [Recorder.Resource] wraps the API handle the informers list and watch
-//     through (step 1), behind the [Valve].
+//   - [Recorder.Trace] is a sink of package internal/pipelinetrace: step 1
+//     (the ListerWatchers' calls and watch events), steps 2 to 6 (the
+//     informers' debug trace) and the Reflectors' state changes, typed;
+//   - [Recorder.Valved] puts the API handle the informers list and watch
+//     through behind the [Valve]; [Recorder.Resource] also taps it for the
+//     page alone, and [Recorder.Handler] is a trace handler for the page
+//     alone.
 //
 // A Recorder is safe for concurrent use. Its zero value is not usable; use
 // [NewRecorder].
@@ -29,7 +33,9 @@ type Recorder struct {
 	hub   *Hub
 	model *Model
 	valve Valve
-	kinds kindIndex
+	// stream is the Recorder's own, for Handler and Resource: the page
+	// alone, with Trace its only sink.
+	stream *pipelinetrace.Stream
 
 	tmu sync.Mutex // guards tombstones
 	// tombstones are the keys ("Kind key") a Replace queued a tombstone
@@ -51,8 +57,9 @@ type Recorder struct {
 // NewRecorder returns a Recorder that publishes to hub, whose model it also
 // consults (nil: none).
 func NewRecorder(hub *Hub, model *Model) *Recorder {
-	return &Recorder{hub: hub, model: model, stop: make(chan struct{}),
-		kinds: kindIndex{kinds: map[string][]string{}, last: map[string]string{}}}
+	r := &Recorder{hub: hub, model: model, stop: make(chan struct{})}
+	r.stream = pipelinetrace.NewStream(r.Trace)
+	return r
 }
 
 // Valve returns the valve in front of the Reflectors.

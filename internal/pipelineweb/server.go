@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -103,26 +104,38 @@ func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
 
 // object serves one cached object as YAML (managedFields left out).
 func (s *Server) object(w http.ResponseWriter, r *http.Request) {
-	kind, key := r.URL.Query().Get("kind"), r.URL.Query().Get("key")
-	s.model.mu.Lock()
-	inf := s.model.informers[kind]
-	s.model.mu.Unlock()
-	if inf == nil {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("pipelineweb: no cache of kind %q", kind)})
+	text, err := s.Object(r.URL.Query().Get("kind"), r.URL.Query().Get("key"))
+	switch {
+	case errors.Is(err, ErrNotCached):
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error()})
 		return
-	}
-	obj, ok, err := inf.GetStore().GetByKey(key)
-	if err != nil || !ok {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("pipelineweb: %s %q is not in the cache", kind, key)})
-		return
-	}
-	text, err := objectYAML(obj)
-	if err != nil {
+	case err != nil:
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write(text)
+}
+
+// ErrNotCached is the error of Object for a kind without a cache or a key
+// the cache does not hold.
+var ErrNotCached = errors.New("pipelineweb: not in the cache")
+
+// Object returns one cached object as YAML, managedFields left out: the
+// page's GET /api/object, without HTTP. An object the cache does not hold
+// is an error wrapping ErrNotCached.
+func (s *Server) Object(kind, key string) ([]byte, error) {
+	s.model.mu.Lock()
+	inf := s.model.informers[kind]
+	s.model.mu.Unlock()
+	if inf == nil {
+		return nil, fmt.Errorf("pipelineweb: no cache of kind %q: %w", kind, ErrNotCached)
+	}
+	obj, ok, err := inf.GetStore().GetByKey(key)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("pipelineweb: %s %q is not in the cache: %w", kind, key, ErrNotCached)
+	}
+	return objectYAML(obj)
 }
 
 func objectYAML(obj any) ([]byte, error) {
@@ -152,29 +165,37 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": "pipelineweb: refused: a control needs the token of the page this demo served, in " + TokenHeader + " (reload the page if the demo was restarted)"})
 		return
 	}
+	code, answer := s.Act(r.Context(), http.MaxBytesReader(w, r.Body, maxControlBody))
+	writeJSON(w, code, answer)
+}
+
+// Act carries out one control request, an Action as JSON read from body:
+// the page's POST /api/control, without HTTP (and so without its token,
+// which only a page served over HTTP needs). It returns the HTTP status
+// and the answer: {"message"} when done, {"error"} when the action was
+// refused (status 200: the request was fine), {"error"} with status 400
+// when the request is malformed or names no action.
+func (s *Server) Act(ctx context.Context, body io.Reader) (int, map[string]string) {
 	var a Action
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxControlBody))
+	dec := json.NewDecoder(io.LimitReader(body, maxControlBody+1))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "pipelineweb: bad control request: " + err.Error()})
-		return
+		return http.StatusBadRequest, map[string]string{"error": "pipelineweb: bad control request: " + err.Error()}
 	}
 	// Playback and the slow handler are the server's own; the rest is the
 	// controls', which publish what they do themselves.
 	msg, handled, err := s.playback(a)
 	if !handled {
-		msg, err = s.controls.Do(r.Context(), a)
+		msg, err = s.controls.Do(ctx, a)
 	}
 	switch {
 	case errors.Is(err, ErrUnknownAction):
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("pipelineweb: unknown action %q", a.Name)})
-		return
+		return http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("pipelineweb: unknown action %q", a.Name)}
 	case err != nil:
 		// The request was fine and the action refused (a Foo that does not
 		// exist, Step while not paused): the page shows why. 200, so that a
 		// browser does not log a refusal as a failed request.
-		writeJSON(w, http.StatusOK, map[string]string{"error": err.Error()})
-		return
+		return http.StatusOK, map[string]string{"error": err.Error()}
 	}
 	if handled {
 		op := OpControl
@@ -183,7 +204,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		}
 		s.hub.Publish(Event{Op: op, Tag: TagStory, Verb: a.Name, Text: msg})
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"message": msg})
+	return http.StatusOK, map[string]string{"message": msg}
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -217,4 +238,15 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 		return fmt.Errorf("pipelineweb: %w", err)
 	}
 	return nil
+}
+
+// Assets returns the page's files (index.html, app.js, style.css), as the
+// Server serves them but for the token, which index.html leaves empty:
+// cmd/playground/build copies them into the static site.
+func Assets() fs.FS {
+	static, err := fs.Sub(assets, "assets")
+	if err != nil {
+		panic(err) // the embedded directory exists: a build error otherwise
+	}
+	return static
 }

@@ -1,133 +1,99 @@
 package pipelineweb
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informerlab/informerlab/internal/pipelinetrace"
 )
 
 // maxListedKeys bounds the per-key events one LIST or Replace publishes; a
 // bigger list is summed up in one line.
 const maxListedKeys = 50
 
-// Handler returns a slog.Handler for the informers' logger: it turns their
-// debug trace (informer/trace.go: one record per object at steps 2 to 6)
-// and their Reflectors' state changes into Events. Other records are
-// ignored. Tee it with the text demo's handler to have both.
-func (r *Recorder) Handler() slog.Handler { return &traceHandler{r: r} }
+// Handler returns a slog.Handler for the informers' logger that records
+// their trace on the page alone: the Handler of the Recorder's own
+// pipelinetrace.Stream, whose only sink is Trace. Where the terminal
+// narrates too, give both sinks to one Stream instead.
+func (r *Recorder) Handler() slog.Handler { return r.stream.Handler() }
 
-type traceHandler struct {
-	r     *Recorder
-	attrs []slog.Attr // from WithAttrs: the Reflector's name and type
-}
-
-func (h *traceHandler) Enabled(_ context.Context, level slog.Level) bool {
-	return level >= slog.LevelDebug
-}
-
-func (h *traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &traceHandler{r: h.r, attrs: append(slices.Clip(h.attrs), attrs...)}
-}
-
-func (h *traceHandler) WithGroup(string) slog.Handler { return h }
-
-func (h *traceHandler) Handle(_ context.Context, rec slog.Record) error {
-	attrs := map[string]slog.Value{}
-	for _, a := range h.attrs {
-		attrs[a.Key] = a.Value
-	}
-	rec.Attrs(func(a slog.Attr) bool {
-		attrs[a.Key] = a.Value
-		return true
-	})
-	str := func(k string) string {
-		if v, ok := attrs[k]; ok {
-			return v.String()
-		}
-		return ""
-	}
-	key := str("key")
-	kind := h.r.kinds.of(key)
-	r := h.r
-	switch msg := rec.Message; {
-	case strings.HasPrefix(msg, "informer: step 2") && str("op") != "":
-		t := DeltaType(str("op"))
+// Trace turns one event of the pipeline's trace into Events: step 1 (the
+// ListerWatchers' calls and watch events), steps 2 to 6 of each object and
+// the Reflectors' state changes. Log lines are not shown on the page.
+func (r *Recorder) Trace(te pipelinetrace.Event) {
+	key, kind := te.Key, te.Kind
+	switch te.What {
+	case pipelinetrace.ListFailed, pipelinetrace.ListDone, pipelinetrace.WatchRefused, pipelinetrace.WatchOpened,
+		pipelinetrace.WatchEvent, pipelinetrace.WatchEnded:
+		r.listWatch(te)
+	case pipelinetrace.Queued:
+		t := DeltaType(te.Op)
 		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: kind, Key: key, Deltas: []string{t},
 			Text: fmt.Sprintf("%s %s: %s delta queued", kind, key, t)})
-	case strings.HasPrefix(msg, "informer: step 2"):
-		n, _ := strconv.Atoi(str("objects"))
-		r.replaced(n, str("resourceVersion"))
-	case strings.HasPrefix(msg, "informer: step 3"):
-		var types []string
-		if v, ok := attrs["deltas"]; ok {
-			types, _ = v.Any().([]string)
-		}
+	case pipelinetrace.Listed:
+		r.replaced(te)
+	case pipelinetrace.Popped:
+		types := te.Deltas
 		e := Event{Op: OpPop, Tag: TagPop, Arrow: ArrowPop, Kind: kind, Key: key, Deltas: types,
 			Text: fmt.Sprintf("%s %s: popped deltas [%s]", kind, key, strings.Join(types, " "))}
 		if len(types) > 0 && types[len(types)-1] == "Deleted" && r.tombstoneTaken(kind, key) {
 			e.Tombstone = true
 			e.Text += " (the Deleted delta holds a DeletedFinalStateUnknown tombstone)"
 		}
-		if str("isInInitialList") == "true" {
+		if te.InitialList {
 			e.Text += " (in the initial list)"
 		}
 		r.hub.Publish(e)
-	case strings.HasPrefix(msg, "informer: steps 4-5"):
-		op := str("op")
-		r.hub.Publish(Event{Op: OpStore, Tag: TagIndexer, Arrow: ArrowStore, Kind: kind, Key: key, Verb: op,
-			Text: fmt.Sprintf("%s %s: %s in the cache", kind, key, CacheVerb(op))})
-	case strings.HasPrefix(msg, "informer: step 6"):
-		n, _ := strconv.Atoi(str("handlers"))
+	case pipelinetrace.Stored:
+		r.hub.Publish(Event{Op: OpStore, Tag: TagIndexer, Arrow: ArrowStore, Kind: kind, Key: key, Verb: te.Op,
+			Text: fmt.Sprintf("%s %s: %s in the cache", kind, key, CacheVerb(te.Op))})
+	case pipelinetrace.Dispatched:
 		note := ""
-		if str("resync") == "true" {
+		if te.Resync {
 			note = " (same resourceVersion: a resync)"
 		}
-		r.hub.Publish(Event{Op: OpDispatch, Tag: TagHandler, Arrow: ArrowDisp, Kind: kind, Key: key, Count: n,
-			Verb: str("notification"),
-			Text: fmt.Sprintf("%s %s: dispatch On%s to %d handler(s)%s", kind, key, capitalize(str("notification")), n, note)})
-	case msg == "reflector: state":
-		kind := kindOfType(str("type"))
-		r.hub.Publish(Event{Op: OpReflector, Tag: TagList, Kind: kind, State: str("to"), Cause: str("cause"),
-			Text: fmt.Sprintf("%s Reflector: %s → %s (%s)", plural(kind), str("from"), str("to"), str("cause"))})
-	case strings.HasPrefix(msg, "reflector: backing off before "):
-		kind := kindOfType(str("type"))
-		d, _ := time.ParseDuration(str("delay"))
-		if v, ok := attrs["delay"]; ok && v.Kind() == slog.KindDuration {
-			d = v.Duration()
-		}
-		r.hub.Publish(Event{Op: OpReflector, Tag: TagList, Kind: kind, DelayMS: durationMS(d),
-			Text: fmt.Sprintf("%s Reflector: %s, waiting %s", plural(kind), strings.TrimPrefix(msg, "reflector: "), d.Round(time.Millisecond))})
+		r.hub.Publish(Event{Op: OpDispatch, Tag: TagHandler, Arrow: ArrowDisp, Kind: kind, Key: key, Count: te.Handlers,
+			Verb: te.Notification,
+			Text: fmt.Sprintf("%s %s: dispatch On%s to %d handler(s)%s", kind, key, capitalize(te.Notification), te.Handlers, note)})
+	case pipelinetrace.ReflectorState:
+		kind := kindOfType(te.Type)
+		r.hub.Publish(Event{Op: OpReflector, Tag: TagList, Kind: kind, State: te.To, Cause: te.Cause,
+			Text: fmt.Sprintf("%s Reflector: %s → %s (%s)", plural(kind), te.From, te.To, te.Cause)})
+	case pipelinetrace.ReflectorBackoff:
+		kind := kindOfType(te.Type)
+		r.hub.Publish(Event{Op: OpReflector, Tag: TagList, Kind: kind, DelayMS: durationMS(te.Delay),
+			Text: fmt.Sprintf("%s Reflector: %s, waiting %s", plural(kind), strings.TrimPrefix(te.Message, "reflector: "), te.Delay.Round(time.Millisecond))})
 	}
-	return nil
 }
 
-// replaced publishes what a Replace of the LIST of n objects at rv queues,
+// replaced publishes what a Replace of a LIST queues,
 // by DeltaFIFO.Replace's rules: a Replaced delta for every listed key, and a
 // Deleted delta holding a tombstone for every key queued or cached that the
 // list no longer has. The record comes just before Replace runs; the pops
 // that follow show the same deltas.
-func (r *Recorder) replaced(n int, rv string) {
-	l, ok := r.kinds.replaced(n, rv)
-	if !ok {
-		return
+func (r *Recorder) replaced(te pipelinetrace.Event) {
+	if te.Kind == "" {
+		return // a Replace of no LIST the Stream saw
 	}
+	n, rv, kind, keys := te.Objects, te.RV, te.Kind, te.Keys
 	listed := map[string]bool{}
-	for _, k := range l.keys {
+	for _, k := range keys {
 		listed[k] = true
 	}
 	var gone []string
 	if r.model != nil {
-		queued := r.model.queuedKeys(l.kind)
+		queued := r.model.queuedKeys(kind)
 		for _, k := range queued {
 			if !listed[k] {
 				gone = append(gone, k)
 			}
 		}
-		cached := r.model.cachedKeys(l.kind)
+		cached := r.model.cachedKeys(kind)
 		slices.Sort(cached)
 		for _, k := range cached {
 			if !listed[k] && !slices.Contains(queued, k) {
@@ -135,20 +101,20 @@ func (r *Recorder) replaced(n int, rv string) {
 			}
 		}
 	}
-	r.hub.Publish(Event{Op: OpReplace, Tag: TagFIFO, Kind: l.kind, RV: rv, Count: n,
+	r.hub.Publish(Event{Op: OpReplace, Tag: TagFIFO, Kind: kind, RV: rv, Count: n,
 		Text: fmt.Sprintf("%s list: Replace(%d objects, rv %s): a Replaced delta each, a tombstone for every cached key not in the list (%d)",
-			plural(l.kind), n, rv, len(gone))})
-	for i, k := range l.keys {
+			plural(kind), n, rv, len(gone))})
+	for i, k := range keys {
 		if i == maxListedKeys {
 			break
 		}
-		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: l.kind, Key: k, RV: rv, Deltas: []string{"Replaced"},
-			Text: fmt.Sprintf("%s %s: Replaced delta queued (the list at rv %s has it)", l.kind, k, rv)})
+		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: kind, Key: k, RV: rv, Deltas: []string{"Replaced"},
+			Text: fmt.Sprintf("%s %s: Replaced delta queued (the list at rv %s has it)", kind, k, rv)})
 	}
 	for _, k := range gone {
-		r.expectTombstone(l.kind, k)
-		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: l.kind, Key: k, RV: rv, Deltas: []string{"Deleted"}, Tombstone: true,
-			Text: fmt.Sprintf("%s %s: Deleted delta queued with a DeletedFinalStateUnknown tombstone: the list at rv %s no longer has it", l.kind, k, rv)})
+		r.expectTombstone(kind, k)
+		r.hub.Publish(Event{Op: OpQueued, Tag: TagFIFO, Arrow: ArrowAdd, Kind: kind, Key: k, RV: rv, Deltas: []string{"Deleted"}, Tombstone: true,
+			Text: fmt.Sprintf("%s %s: Deleted delta queued with a DeletedFinalStateUnknown tombstone: the list at rv %s no longer has it", kind, k, rv)})
 	}
 }
 
@@ -197,4 +163,56 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// listWatch publishes a step 1 event: a LIST's answer (and each listed
+// key, up to maxListedKeys), a WATCH opened, refused or ended by the
+// server, a watch event as it reaches the Reflector.
+func (r *Recorder) listWatch(te pipelinetrace.Event) {
+	say := func(e Event) {
+		if e.Op == "" {
+			e.Op = OpWatch
+		}
+		e.Tag, e.Kind = TagList, te.Kind
+		r.hub.Publish(e)
+	}
+	resource := plural(te.Kind)
+	switch te.What {
+	case pipelinetrace.ListFailed:
+		say(Event{Op: OpList, Verb: "failed", Err: te.Err.Error(),
+			Text: fmt.Sprintf("%s: LIST (resourceVersion=%q) failed: %s", resource, te.RequestRV, errorSummary(te.Err))})
+	case pipelinetrace.ListDone:
+		keys := make([]string, 0, len(te.Items))
+		for _, item := range te.Items {
+			keys = append(keys, ObjectKey(item))
+		}
+		say(Event{Op: OpList, Arrow: ArrowList, RV: te.RV, Count: len(te.Items),
+			Text: fmt.Sprintf("%s: LIST (resourceVersion=%q) → %d object(s) at rv %s", resource, te.RequestRV, len(te.Items), te.RV)})
+		for i, item := range te.Items {
+			if i == maxListedKeys {
+				break
+			}
+			say(Event{Op: OpList, Arrow: ArrowList, Key: keys[i], RV: ObjectRV(item),
+				Text: fmt.Sprintf("%s %s: listed, rv %s", te.Kind, keys[i], ObjectRV(item))})
+		}
+	case pipelinetrace.WatchRefused:
+		say(Event{Verb: "refused", RV: te.RequestRV, Err: te.Err.Error(),
+			Text: fmt.Sprintf("%s: WATCH from rv %s refused: %s", resource, te.RequestRV, errorSummary(te.Err))})
+	case pipelinetrace.WatchOpened:
+		say(Event{Verb: "open", RV: te.RequestRV,
+			Text: fmt.Sprintf("%s: WATCH from rv %s (the server sends every change after it)", resource, te.RequestRV)})
+	case pipelinetrace.WatchEnded:
+		say(Event{Verb: "ended", RV: te.RV,
+			Text: fmt.Sprintf("%s: the watch ended (connection closed by the server)", resource)})
+	case pipelinetrace.WatchEvent:
+		switch te.EventType {
+		case watch.Error:
+			say(Event{Op: OpWatchEvent, Verb: string(te.EventType), Err: errorSummary(te.Err),
+				Text: fmt.Sprintf("%s: watch ERROR event: %s", resource, errorSummary(te.Err))})
+		case watch.Bookmark:
+		default:
+			say(Event{Op: OpWatchEvent, Arrow: ArrowList, Key: te.Key, RV: te.RV, Verb: string(te.EventType),
+				Text: fmt.Sprintf("%s: watch event %s %s rv %s", resource, te.EventType, te.Key, te.RV)})
+		}
+	}
 }

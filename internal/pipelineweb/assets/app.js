@@ -1,13 +1,23 @@
 // informerlab pipeline page: plain JavaScript, no build step, no network
-// beyond this server. It listens to /api/events (Server-Sent Events), moves
-// a token along the arrow of every event, keeps a timeline per key for the
+// beyond this server. It listens to the pipeline's event stream, moves a
+// token along the arrow of every event, keeps a timeline per key for the
 // inspector, and renders the state snapshots into the boxes and panels.
+//
+// It runs on either of two hosts, and picks its transport at start: the
+// server of `demo --web` (Server-Sent Events from /api/events, POST
+// /api/control, GET /api/object), or the playground, where the pipeline
+// runs in this tab as WebAssembly (cmd/playground) and the same three
+// operations are calls into it. Everything else is the same.
 'use strict';
 
 (() => {
   const $ = (id) => document.getElementById(id);
   const reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
   const MAX_TIMELINE = 400;
+  // MAX_KEYS bounds the timelines kept: past it, the key whose timeline
+  // began longest ago goes (unless it is the one inspected), so that a page
+  // open for hours keeps its memory bounded.
+  const MAX_KEYS = 300;
   const MAX_LOG = 300;
   const MAX_TOKENS = 60;
 
@@ -98,6 +108,10 @@
         tl = [];
         timelines.set(id, tl);
         keysChanged = true;
+        for (const old of timelines.keys()) {
+          if (timelines.size <= MAX_KEYS) break;
+          if (old !== selected && old !== id) timelines.delete(old);
+        }
       }
       tl.push(e);
       if (tl.length > MAX_TIMELINE) tl.shift();
@@ -189,6 +203,9 @@
     t.textContent = label(e);
     g.append(c, t);
     $('tokens').append(g);
+    // For whoever measures the page (the playground's budget test): when
+    // the first token set off, on the page's own clock.
+    if (!performance.getEntriesByName('informerlab:first-token').length) performance.mark('informerlab:first-token');
     const leg = 900 / speed;
     let i = 0;
     let start = performance.now();
@@ -408,20 +425,53 @@
 
   // ---- controls -----------------------------------------------------------
 
-  // The server writes a fresh token into the page each run; the controls
-  // send it back, which a page of another site cannot do.
-  const controlToken = document.querySelector('meta[name="control-token"]').content;
+  // ---- transports -----------------------------------------------------------
+
+  // httpTransport talks to the page's server. The server writes a fresh
+  // token into the page each run; the controls send it back, which a page
+  // of another site cannot do.
+  function httpTransport() {
+    const controlToken = document.querySelector('meta[name="control-token"]').content;
+    return {
+      listen(on, onError) {
+        const es = new EventSource('/api/events');
+        for (const name of ['hello', 'batch', 'dropped', 'state']) es.addEventListener(name, (m) => on(name, m.data));
+        es.onerror = onError;
+      },
+      async control(action) {
+        const res = await fetch('/api/control', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Control-Token': controlToken },
+          body: JSON.stringify(action),
+        });
+        const body = await res.json();
+        return { ok: res.ok && !body.error, body };
+      },
+      async object(kind, key) {
+        const res = await fetch('/api/object?kind=' + encodeURIComponent(kind) + '&key=' + encodeURIComponent(key));
+        return res.ok ? await res.text() : (await res.json()).error;
+      },
+    };
+  }
+
+  // tabTransport calls the pipeline running in this tab (cmd/playground).
+  function tabTransport(pg) {
+    return {
+      listen(on) { pg.listen(on); },
+      async control(action) {
+        const body = JSON.parse(await pg.control(JSON.stringify(action)));
+        return { ok: !body.error, body };
+      },
+      async object(kind, key) { return (await pg.object(kind, key)).text; },
+    };
+  }
+
+  let transport = null;
 
   async function act(name, args) {
     const msg = $('control-msg');
     try {
-      const res = await fetch('/api/control', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Control-Token': controlToken },
-        body: JSON.stringify({ name, args: args || {} }),
-      });
-      const body = await res.json();
-      const ok = res.ok && !body.error;
+      const { ok, body } = await transport.control({ name, args: args || {} });
       msg.textContent = ok ? body.message : 'refused: ' + body.error;
       msg.classList.toggle('error', !ok);
       return ok;
@@ -484,8 +534,7 @@
     const dlg = $('object-dialog');
     $('object-title').textContent = kind + ' ' + key + ', as the cache holds it';
     try {
-      const res = await fetch('/api/object?kind=' + encodeURIComponent(kind) + '&key=' + encodeURIComponent(key));
-      $('object-yaml').textContent = res.ok ? await res.text() : (await res.json()).error;
+      $('object-yaml').textContent = await transport.object(kind, key);
     } catch (err) {
       $('object-yaml').textContent = String(err);
     }
@@ -511,11 +560,10 @@
 
   // ---- the stream ---------------------------------------------------------
 
-  function connect() {
-    const es = new EventSource('/api/events');
-    es.addEventListener('hello', (m) => {
-      const h = JSON.parse(m.data);
+  const handlers = {
+    hello(h) {
       connected = true;
+      if (!performance.getEntriesByName('informerlab:connected').length) performance.mark('informerlab:connected');
       const hist = h.history || [];
       if (hist.length && hist[hist.length - 1].seq < lastSeq) {
         // The demo restarted: start afresh.
@@ -530,22 +578,52 @@
       renderKeys();
       if (selected) renderTimeline();
       renderState(h.state);
-    });
-    es.addEventListener('batch', (m) => {
-      for (const e of JSON.parse(m.data)) handle(e, true);
+    },
+    batch(events) {
+      for (const e of events) handle(e, true);
       renderKeys();
       renderStatus();
-    });
-    es.addEventListener('dropped', (m) => {
-      const d = JSON.parse(m.data);
+    },
+    dropped(d) {
       droppedTotal = d.total;
       note('this page fell behind: ' + d.count + ' event(s) dropped here (' + d.total + ' in all); the pipeline did not wait', 'fault');
       renderStatus();
-    });
-    es.addEventListener('state', (m) => renderState(JSON.parse(m.data)));
-    es.onerror = () => { connected = false; renderStatus(); };
+    },
+    state(st) { renderState(st); },
+    // panic: the playground's Go code panicked and recovered (a bug).
+    panic(text) { failed(text); },
+  };
+
+  // failed shows on the page that the pipeline stopped or went wrong.
+  function failed(text) {
+    note(text, 'fault');
+    const msg = $('control-msg');
+    msg.textContent = text;
+    msg.classList.add('error');
   }
 
-  wire();
-  connect();
+  function connect() {
+    transport.listen((name, data) => handlers[name](JSON.parse(data)), () => { connected = false; renderStatus(); });
+  }
+
+  // start picks the transport: the playground's loader (playground.js)
+  // announces the pipeline in this tab; without it, the page's server.
+  async function start() {
+    wire();
+    if (window.informerlabPlayground) {
+      text('conn', 'starting the pipeline in this tab…');
+      try {
+        transport = tabTransport(await window.informerlabPlayground);
+      } catch (err) {
+        failed('the playground did not start: ' + err);
+        return;
+      }
+      window.informerlabPlaygroundExited = (why) => { connected = false; failed(why); renderStatus(); };
+    } else {
+      transport = httpTransport();
+    }
+    connect();
+  }
+
+  start();
 })();

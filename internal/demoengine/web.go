@@ -1,11 +1,10 @@
-package main
+package demoengine
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -21,6 +20,64 @@ import (
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
+// page is the world behind the pipeline page: the sample controller
+// recorded for it, its controls, and the page's Server (package
+// internal/pipelineweb), which HTTP serves (runWeb) or a browser tab calls
+// directly (Tab).
+type page struct {
+	rec *pipelineweb.Recorder
+	ctl *webControls
+	w   *world
+	srv *pipelineweb.Server
+}
+
+// newPage builds the world of the page: on the embedded fakeapi, or, with
+// o.server or o.kubeconfig, on that server. The narrator hears every event
+// the page does (world.go).
+func newPage(ctx context.Context, o options, n *narrator, e env) (*page, error) {
+	model := pipelineweb.NewModel()
+	hub := pipelineweb.NewHub(model, pipelineweb.DefaultHistory)
+	rec := pipelineweb.NewRecorder(hub, model)
+	n.web = rec
+
+	ctl := &webControls{rec: rec, n: n, runCtx: ctx}
+	var w *world
+	var err error
+	if o.server != "" || o.kubeconfig != "" {
+		w, err = webRemoteWorld(ctx, o, n, ctl, e)
+	} else {
+		w, err = webEmbeddedWorld(ctx, n, ctl)
+	}
+	if err != nil {
+		rec.Close()
+		if ctl.srv != nil {
+			ctl.srv.Close()
+		}
+		return nil, err
+	}
+	model.SetInformer("Foo", w.fooInf)
+	model.SetInformer("Deployment", w.depInf)
+	ctl.w = w
+	return &page{rec: rec, ctl: ctl, w: w, srv: pipelineweb.NewServer(hub, model, rec, ctl)}, nil
+}
+
+// stop ends the page's world: the recorder first (a slow handler must not
+// hold up the shutdown), then the scenarios, which end with the run's
+// context, then the controller and its informers, then the embedded API
+// server.
+func (p *page) stop() error {
+	p.rec.Close()
+	p.ctl.wait()
+	err := p.w.stop()
+	if p.ctl.srv != nil {
+		p.ctl.srv.Close()
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
 // runWeb serves the pipeline page (package internal/pipelineweb) at
 // o.webAddr while the sample controller runs: on the embedded fakeapi, or
 // on the server of --server or --kubeconfig. The terminal shows the usual
@@ -32,33 +89,13 @@ func runWeb(ctx context.Context, o options, n *narrator, e env) error {
 	}
 	defer ln.Close()
 
-	model := pipelineweb.NewModel()
-	hub := pipelineweb.NewHub(model, pipelineweb.DefaultHistory)
-	rec := pipelineweb.NewRecorder(hub, model)
-	defer rec.Close()
-	// Every event the narrator hears, the page hears too (world.go).
-	n.web = rec
-
-	ctl := &webControls{rec: rec, n: n, runCtx: ctx}
-	var w *world
-	if o.server != "" || o.kubeconfig != "" {
-		w, err = webRemoteWorld(ctx, o, n, ctl, e)
-	} else {
-		w, err = webEmbeddedWorld(ctx, n, ctl)
-	}
+	p, err := newPage(ctx, o, n, e)
 	if err != nil {
 		return err
 	}
-	if ctl.srv != nil {
-		defer ctl.srv.Close()
-	}
-	model.SetInformer("Foo", w.fooInf)
-	model.SetInformer("Deployment", w.depInf)
-	ctl.w = w
-
-	w.start(ctx)
+	p.w.start(ctx)
 	url := "http://" + ln.Addr().String() + "/"
-	n.say("informerlab demo: the pipeline page is at %s — open it in a browser to watch the sample controller's Foos cross the diagram (%s). Ctrl-C stops.", url, ctl.info.Mode)
+	n.say("informerlab demo: the pipeline page is at %s — open it in a browser to watch the sample controller's Foos cross the diagram (%s). Ctrl-C stops.", url, p.ctl.info.Mode)
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		n.say("warning: %s is reachable from other machines, and the page's controls write to the API server with no authentication: anyone who can open it can create and delete Foos and inject faults.", ln.Addr())
 	}
@@ -68,16 +105,15 @@ func runWeb(ctx context.Context, o options, n *narrator, e env) error {
 	host, _, _ := net.SplitHostPort(o.webAddr)
 	guard, err := sameorigin.New(ln.Addr(), sameorigin.Options{Hosts: []string{host}, Refuse: refuseJSON(n)})
 	if err != nil {
+		_ = p.stop()
 		return fmt.Errorf("demo: %w", err)
 	}
-	serveErr := pipelineweb.Serve(ctx, ln, guard.Handler(pipelineweb.NewServer(hub, model, rec, ctl)))
-	rec.Close() // a slow handler must not hold up the shutdown
-	ctl.wait()
-	stopErr := w.stop()
+	serveErr := pipelineweb.Serve(ctx, ln, guard.Handler(p.srv))
+	stopErr := p.stop()
 	if serveErr != nil {
 		return serveErr
 	}
-	if stopErr != nil && !errors.Is(stopErr, context.Canceled) {
+	if stopErr != nil {
 		return stopErr
 	}
 	n.say("\nInterrupted: the page's server, the controllers and the informers stopped; every goroutine has exited. Bye.")
@@ -96,17 +132,17 @@ func refuseJSON(n *narrator) func(http.ResponseWriter, *http.Request, string) {
 	}
 }
 
-// webAPI taps the Foo and Deployment handles of api for the page: their
-// lists, watches and watch events pass the recorder's valve and become
-// step 1 events. Other resources (Events) are untouched.
+// webAPI puts the Foo and Deployment handles of api behind the
+// recorder's valve: their lists, watches and watch events wait while the
+// page is paused. Their step 1 events reach the page from the world's
+// ListerWatchers (world.go), as they reach the narrator. Other resources
+// (Events) are untouched.
 func webAPI(rec *pipelineweb.Recorder, api base) base {
 	return func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
 		r := api(gvr, namespace)
 		switch gvr {
-		case sc.FoosGVR:
-			return rec.Resource("Foo", r)
-		case sc.DeploymentsGVR:
-			return rec.Resource("Deployment", r)
+		case sc.FoosGVR, sc.DeploymentsGVR:
+			return rec.Valved(r)
 		}
 		return r
 	}
@@ -136,6 +172,8 @@ func webEmbeddedWorld(ctx context.Context, n *narrator, ctl *webControls) (*worl
 	if err != nil {
 		return nil, err
 	}
+	// The page runs for as long as it is open: its Events expire.
+	w.wg.Go(func() { expireEvents(ctx, events, eventTTL) })
 	ctl.namespace = ns
 	ctl.setHandles(srv.Resource(sc.FoosGVR).Namespace(ns), srv.Resource(sc.DeploymentsGVR).Namespace(ns))
 	ctl.info = pipelineweb.Info{Mode: "the embedded fakeapi", Namespace: ns, Faults: true, Scenarios: webScenarios()}
@@ -165,7 +203,7 @@ func webRemoteWorld(ctx context.Context, o options, n *narrator, ctl *webControl
 		return err
 	})
 	switch {
-	case errors.Is(err, errNoAnswer):
+	case errors.Is(err, ErrNoAnswer):
 		return nil, err
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("demo: --web needs the Foo CRD on %s: kubectl apply -f samplecontroller/testdata/foo-crd.yaml", cfg.RedactedServer())
@@ -215,29 +253,4 @@ func teeObserver(a, b sc.Observer) sc.Observer {
 		a(e)
 		b(e)
 	}
-}
-
-// teeHandler sends each log record to both handlers.
-type teeHandler [2]slog.Handler
-
-func (t teeHandler) Enabled(ctx context.Context, level slog.Level) bool {
-	return t[0].Enabled(ctx, level) || t[1].Enabled(ctx, level)
-}
-
-func (t teeHandler) Handle(ctx context.Context, r slog.Record) error {
-	var errs []error
-	for _, h := range t {
-		if h.Enabled(ctx, r.Level) {
-			errs = append(errs, h.Handle(ctx, r.Clone()))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (t teeHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return teeHandler{t[0].WithAttrs(attrs), t[1].WithAttrs(attrs)}
-}
-
-func (t teeHandler) WithGroup(name string) slog.Handler {
-	return teeHandler{t[0].WithGroup(name), t[1].WithGroup(name)}
 }

@@ -1,4 +1,4 @@
-package main
+package demoengine
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/internal/pipelinetrace"
 	"github.com/informerlab/informerlab/internal/pipelineweb"
 	"github.com/informerlab/informerlab/reflector"
 	sc "github.com/informerlab/informerlab/samplecontroller"
@@ -37,8 +38,11 @@ var eventsGVR = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 // informer, the Foo controller and, on the embedded server, the Deployment
 // simulator), wired to narrate every step:
 //
-//   - steps 1 and 2: each informer lists and watches through a narratedLW;
-//   - steps 2 to 5: the informers' debug trace, through traceHandler;
+//   - steps 1 and 2: each informer lists and watches through a narratedLW,
+//     whose calls and watch events become typed events (package
+//     internal/pipelinetrace) for the narrator and the page;
+//   - steps 2 to 5: the informers' debug trace, typed by package
+//     internal/pipelinetrace, through traceNarrator;
 //   - steps 6 to 9, the controller's writes, its Reconcile results and its
 //     backoff: the sample controller's Observer (observer.go).
 type world struct {
@@ -67,10 +71,20 @@ type base func(gvr schema.GroupVersionResource, namespace string) sc.Resource
 // resourceVersions alone); simulate runs the Deployment simulator.
 func newWorld(n *narrator, g *gate, api base, namespace string, events base, simulate bool) (*world, error) {
 	w := &world{n: n, g: g, resyncs: new(atomic.Int64), writes: newWriteLog()}
+	// One event stream, two renderers: the ListerWatchers' calls and
+	// events and the informers' trace become typed events in one place (a
+	// pipelinetrace.Stream), for the terminal's narrator and, with --web,
+	// the page's Recorder. (The Observer's events are typed already; they
+	// go to both too, below.)
 	kinds := newKindIndex()
-	w.fooLW = newNarratedLW(api(sc.FoosGVR, namespace), "Foo", n, g, kinds)
-	w.depLW = newNarratedLW(api(sc.DeploymentsGVR, namespace), "Deployment", n, g, kinds)
-	w.fooLW.writes, w.depLW.writes = w.writes, w.writes
+	sinks := []func(pipelinetrace.Event){newStreamNarrator(n, kinds, w.resyncs, false).event}
+	if n.web != nil {
+		sinks = append(sinks, n.web.Trace)
+	}
+	stream := pipelinetrace.NewStream(sinks...)
+	w.fooLW = newNarratedLW(api(sc.FoosGVR, namespace), "Foo", g, stream)
+	w.depLW = newNarratedLW(api(sc.DeploymentsGVR, namespace), "Deployment", g, stream)
+	w.fooLW.gated.writes, w.depLW.gated.writes = w.writes, w.writes
 	narrated := func(gvr schema.GroupVersionResource, ns string) sc.Resource {
 		if gvr == eventsGVR && events != nil {
 			return events(gvr, ns)
@@ -87,15 +101,15 @@ func newWorld(n *narrator, g *gate, api base, namespace string, events base, sim
 		return r
 	}
 	obs := newObserver(n, w.writes, kinds)
-	observe, trace := obs.observe, slog.Handler(&traceHandler{n: n, kinds: kinds, syncs: w.resyncs})
+	observe := obs.observe
 	if n.web != nil {
-		observe, trace = teeObserver(observe, n.web.Observe), teeHandler{trace, n.web.Handler()}
+		observe = teeObserver(observe, n.web.Observe)
 	}
 	ctl, err := sc.New(narrated, sc.Options{
 		Namespace:           namespace,
 		ResyncPeriod:        resyncPeriod,
 		DeploymentSimulator: simulate,
-		Logger:              slog.New(trace),
+		Logger:              slog.New(stream.Handler()),
 		Observer:            observe,
 	})
 	if err != nil {

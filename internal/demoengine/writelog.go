@@ -1,4 +1,4 @@
-package main
+package demoengine
 
 import "sync"
 
@@ -131,7 +131,21 @@ func (l *writeLog) chain(key, before, after string) {
 	c.replaced[before] = true
 	c.latest, c.deleted = after, after == ""
 	l.own[key] = c
+	if len(l.own) > maxOwnChains {
+		// A deleted Foo's chain is forgotten only when the cache catches
+		// up, which a Foo gone for good never asks: drop those, so that a
+		// page open for hours keeps a bounded log.
+		for k, c := range l.own {
+			if c.deleted && k != key {
+				delete(l.own, k)
+			}
+		}
+	}
 }
+
+// maxOwnChains bounds the write chains kept before those of deleted Foos
+// are dropped.
+const maxOwnChains = 256
 
 // newerOwn tells whether cached is a version the controller's own write
 // chain for the Foo key replaced: then it returns the version its latest

@@ -1,4 +1,4 @@
-package main
+package demoengine
 
 import (
 	"bytes"
@@ -7,7 +7,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/informerlab/informerlab/internal/pipelinetrace"
 )
+
+// narratedStream is a pipelinetrace.Stream narrated by n, as the world's
+// is, without a page.
+func narratedStream(n *narrator) *pipelinetrace.Stream {
+	return pipelinetrace.NewStream(newStreamNarrator(n, newKindIndex(), nil, false).event)
+}
 
 // TestVerboseLogLinesShowTheirError: in verbose mode a log record prints
 // with its error and attributes ("failed to list or watch" alone says
@@ -16,7 +24,7 @@ import (
 func TestVerboseLogLinesShowTheirError(t *testing.T) {
 	var out bytes.Buffer
 	n := &narrator{out: &out, verbose: true}
-	logger := slog.New(&traceHandler{n: n, kinds: newKindIndex()}).
+	logger := slog.New(narratedStream(n).Handler()).
 		With(slog.String("reflector", "foos"), slog.String("type", "*samplecontroller.Foo"))
 
 	logger.Warn("reflector: failed to list or watch", "err", errors.New(`Get "https://10.0.0.1/apis": dial tcp: connection refused`))
@@ -34,7 +42,7 @@ func TestVerboseLogLinesShowTheirError(t *testing.T) {
 func TestLogLinesPrintWithTheirCause(t *testing.T) {
 	var out bytes.Buffer
 	n := &narrator{out: &out, verbose: true, buffered: true}
-	h := &traceHandler{n: n, kinds: newKindIndex()}
+	h := narratedStream(n).Handler()
 	controllerLog := slog.New(h).With("controller", "foo")
 	reflectorLog := slog.New(h).With("reflector", "deployments", "type", "*samplecontroller.Deployment")
 

@@ -1,4 +1,4 @@
-package main
+package demoengine
 
 import (
 	"bytes"
@@ -44,7 +44,7 @@ func TestWatchEndNamesWhoEndedIt(t *testing.T) {
 	defer srv.Close()
 	var out bytes.Buffer
 	n := &narrator{out: &out}
-	lw := newNarratedLW(srv.Resource(configMapsGVR).Namespace("default"), "configmaps", n, newGate(nil), newKindIndex())
+	lw := newNarratedLW(srv.Resource(configMapsGVR).Namespace("default"), "configmaps", newGate(nil), narratedStream(n))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled, err := lw.Watch(ctx, metav1.ListOptions{ResourceVersion: "1"})
@@ -73,7 +73,7 @@ func TestFailedListAndWatchShowTheError(t *testing.T) {
 	defer srv.Close()
 	var out bytes.Buffer
 	n := &narrator{out: &out}
-	lw := newNarratedLW(srv.Resource(configMapsGVR).Namespace("default"), "configmaps", n, newGate(nil), newKindIndex())
+	lw := newNarratedLW(srv.Resource(configMapsGVR).Namespace("default"), "configmaps", newGate(nil), narratedStream(n))
 	require.NoError(t, srv.FailNext("list", 1, 503))
 	require.NoError(t, srv.FailNext("watch", 1, 500))
 

@@ -1,17 +1,16 @@
-package main
+package demoengine
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/informerlab/informerlab/internal/pipelinetrace"
 	"github.com/informerlab/informerlab/internal/pipelineweb"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
@@ -222,105 +221,70 @@ func (n *narrator) prefixLocked() string {
 	return fmt.Sprintf("%7.3fs ", n.clock().Seconds())
 }
 
-// traceHandler is a slog.Handler that turns the informers' debug trace
-// (informer/trace.go: one record per object at steps 2-6) into narrated
-// lines. The records name the object's key but not its resource, so kinds
-// tells which informer a key belongs to. Step 6 is narrated by the
+// traceNarrator narrates the pipeline's trace (package
+// internal/pipelinetrace: the informers' records at steps 2-6, typed, each
+// with its kind), one line per event. Step 6 is narrated by the
 // controller's Observer instead, unless dispatch is set (the watch-only
-// mode, which has no controller). Other records show only in verbose mode.
-type traceHandler struct {
-	n        *narrator
+// mode, which has no controller). Other events show only in verbose mode,
+// as log lines.
+type traceNarrator struct {
+	n *narrator
+	// kinds remembers the deltas each object last popped.
 	kinds    *kindIndex
 	dispatch bool
 	// syncs, if set, counts popped Sync deltas (resyncs).
 	syncs *atomic.Int64
-	// with are the attributes a logger added (WithAttrs): a Reflector's
-	// name and type, a controller's name. Never modified: WithAttrs copies.
-	with []slog.Attr
 }
 
-func (h *traceHandler) Enabled(_ context.Context, level slog.Level) bool {
-	return level >= slog.LevelDebug
-}
-
-func (h *traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	c := *h
-	c.with = append(slices.Clip(h.with), attrs...)
-	return &c
-}
-
-func (h *traceHandler) WithGroup(string) slog.Handler { return h }
-
-func (h *traceHandler) Handle(_ context.Context, r slog.Record) error {
-	attrs := map[string]slog.Value{}
-	for _, a := range h.with {
-		attrs[a.Key] = a.Value
-	}
-	var own []slog.Attr // the record's own attributes, for log lines
-	r.Attrs(func(a slog.Attr) bool {
-		attrs[a.Key] = a.Value
-		own = append(own, a)
-		return true
-	})
-	str := func(k string) string {
-		if v, ok := attrs[k]; ok {
-			return v.String()
-		}
-		return ""
-	}
-	kind := h.kinds.of(str("key"))
-	obj := kind + " " + str("key")
+// trace narrates one event of the trace.
+func (h *traceNarrator) trace(e pipelinetrace.Event) {
+	kind := cmpOr(e.Kind, "?")
+	obj := kind + " " + e.Key
 	lane := laneOf(kind)
-	switch {
-	case strings.HasPrefix(r.Message, "informer: step 2") && str("op") != "":
-		h.n.line(stageReflector, lane, tagFIFO, "%s: %s delta queued", obj, pipelineweb.DeltaType(str("op")))
-	case strings.HasPrefix(r.Message, "informer: step 2"):
-		n, _ := strconv.Atoi(str("objects"))
-		kind := h.kinds.replaced(n, str("resourceVersion"))
-		h.n.line(stageReflector, laneOf(kind), tagFIFO, "%s list: Replace(%s objects, rv %s): a Replaced delta each, a tombstone for every cached key not in the list",
-			kind, str("objects"), str("resourceVersion"))
-	case strings.HasPrefix(r.Message, "informer: step 3"):
-		var types []string
-		if v, ok := attrs["deltas"]; ok {
-			if s, ok := v.Any().([]string); ok {
-				types = s
-			}
-		}
-		if h.syncs != nil && slices.Contains(types, "Sync") {
+	switch e.What {
+	case pipelinetrace.Queued:
+		h.n.line(stageReflector, lane, tagFIFO, "%s: %s delta queued", obj, pipelineweb.DeltaType(e.Op))
+	case pipelinetrace.Listed:
+		h.n.line(stageReflector, laneOf(kind), tagFIFO, "%s list: Replace(%d objects, rv %s): a Replaced delta each, a tombstone for every cached key not in the list",
+			kind, e.Objects, e.RV)
+	case pipelinetrace.Popped:
+		if h.syncs != nil && slices.Contains(e.Deltas, "Sync") {
 			h.syncs.Add(1)
 		}
-		h.kinds.popped(kind, str("key"), types)
+		h.kinds.popped(kind, e.Key, e.Deltas)
 		initial := ""
-		if str("isInInitialList") == "true" {
+		if e.InitialList {
 			initial = " (in the initial list)"
 		}
-		h.n.line(stageProcess, lane, tagPop, "%s: popped deltas [%s]%s", obj, strings.Join(types, " "), initial)
-	case strings.HasPrefix(r.Message, "informer: steps 4-5"):
-		h.n.line(stageProcess, lane, tagIndexer, "%s: %s in the cache", obj, pipelineweb.CacheVerb(str("op")))
-	case strings.HasPrefix(r.Message, "informer: step 6"):
+		h.n.line(stageProcess, lane, tagPop, "%s: popped deltas [%s]%s", obj, strings.Join(e.Deltas, " "), initial)
+	case pipelinetrace.Stored:
+		h.n.line(stageProcess, lane, tagIndexer, "%s: %s in the cache", obj, pipelineweb.CacheVerb(e.Op))
+		if e.Op == "delete" {
+			h.kinds.deleted(kind, e.Key)
+		}
+	case pipelinetrace.Dispatched:
 		note := ""
-		if str("resync") == "true" {
-			note = " (same resourceVersion: " + h.kinds.unchangedBy(kind, str("key")) + "; like every unchanged update, only to handlers due a resync)"
+		if e.Resync {
+			note = " (same resourceVersion: " + h.kinds.unchangedBy(kind, e.Key) + "; like every unchanged update, only to handlers due a resync)"
 		}
 		if h.dispatch {
-			h.n.line(stageProcess, lane, tagHandler, "%s: dispatch On%s to %s handler(s)%s", obj, capitalize(str("notification")), str("handlers"), note)
+			h.n.line(stageProcess, lane, tagHandler, "%s: dispatch On%s to %d handler(s)%s", obj, capitalize(e.Notification), e.Handlers, note)
 		} else {
-			h.n.detail(stageProcess, lane, "(%s informer) dispatch On%s %s to %s handler(s)%s", kind, capitalize(str("notification")), str("key"), str("handlers"), note)
+			h.n.detail(stageProcess, lane, "(%s informer) dispatch On%s %s to %d handler(s)%s", kind, capitalize(e.Notification), e.Key, e.Handlers, note)
 		}
 	default:
-		if h.n.verbose && r.Level >= slog.LevelInfo {
-			stage, lane := h.logPlace(r.Message, str("type"), str("controller"))
-			h.n.detail(stage, lane, "(log) %s", logText(r.Message, own))
+		if h.n.verbose && e.Level >= slog.LevelInfo {
+			stage, lane := h.logPlace(e.Message, e.Type, e.Controller)
+			h.n.detail(stage, lane, "(log) %s", logText(e.Message, e.Own))
 		}
 	}
-	return nil
 }
 
 // logPlace puts a log line where its cause's lines are, so that it never
 // prints before them: a Reflector's with its informer's step 1 lines, a
 // controller's or the Manager's with the workers' lines (after the events
 // that led to them).
-func (h *traceHandler) logPlace(msg, typ, controller string) (stage, lane int) {
+func (h *traceNarrator) logPlace(msg, typ, controller string) (stage, lane int) {
 	switch {
 	case strings.HasPrefix(msg, "reflector:"):
 		kind := ""

@@ -1,4 +1,4 @@
-package main
+package demoengine
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/internal/pipelinetrace"
 	"github.com/informerlab/informerlab/internal/pipelineweb"
 	"github.com/informerlab/informerlab/reflector"
 	sc "github.com/informerlab/informerlab/samplecontroller"
@@ -56,7 +57,7 @@ func runRemote(ctx context.Context, o options, n *narrator, e env) error {
 		_, err := c.ServerGroups(ctx)
 		return err
 	})
-	if errors.Is(err, errNoAnswer) {
+	if errors.Is(err, ErrNoAnswer) {
 		return err
 	}
 	if err != nil {
@@ -85,10 +86,10 @@ func runRemote(ctx context.Context, o options, n *narrator, e env) error {
 		n.say("(--simulate-deployments has nothing to do without the Foo CRD: there are no Deployments of Foos to simulate.)")
 	}
 	kind := gvr.Resource
-	kinds := newKindIndex()
-	l := newNarratedLW(c.Resource(gvr).Namespace(o.namespace), kind, n, g, kinds)
+	stream := pipelinetrace.NewStream(newStreamNarrator(n, newKindIndex(), nil, true).event)
+	l := newNarratedLW(c.Resource(gvr).Namespace(o.namespace), kind, g, stream)
 	inf := informer.NewSharedIndexInformer(l, nil, 0, nil,
-		informer.WithLogger(slog.New(&traceHandler{n: n, kinds: kinds, dispatch: true})),
+		informer.WithLogger(slog.New(stream.Handler())),
 		informer.WithReflectorOptions(reflector.Options{Name: kind}))
 	if _, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { n.step(tagHandler, "%s %s: handler called: OnAdd", kind, pipelineweb.ObjectKey(obj)) },

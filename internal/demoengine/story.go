@@ -1,4 +1,4 @@
-package main
+package demoengine
 
 import (
 	"context"
@@ -303,8 +303,8 @@ func (s *story) recreate(ctx context.Context) error {
 
 func (s *story) watchCounts() (lists, watches int64) {
 	for _, l := range s.w.lws() {
-		lists += l.lists.Load()
-		watches += l.watches.Load()
+		lists += l.gated.lists.Load()
+		watches += l.gated.watches.Load()
 	}
 	return lists, watches
 }

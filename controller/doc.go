@@ -148,6 +148,11 @@
 //     it counts the bucket's in-flight reconciles. Since RenewDeadline <
 //     LeaseDuration, a member whose renewals stopped (crashed, partitioned,
 //     paused) refuses new keys before anyone else may take its buckets.
+//     The check and the count are one [BucketGuard], under one lock, so a
+//     release that has begun sees every reconcile that was admitted.
+//
+// docs/sharding.md walks through these steps with a test for each;
+// labs/8-sharding has you write the BucketGuard.
 //
 // The honest limit: a Lease is no fence. The guard checks at the start of a
 // reconcile; a replica paused in the middle of one (a long GC, SIGSTOP, a

@@ -94,29 +94,6 @@ type ShardOptions struct {
 	Logger *slog.Logger
 }
 
-// bucketState is what a member knows of one bucket. The guard reads it on
-// every reconcile, so it is guarded by ShardMember.mu.
-type bucketState struct {
-	// held: this member holds the bucket's Lease (acquired, and not yet
-	// released, lost or given up).
-	held bool
-	// admitted: the cache has synced with the bucket in its selector; keys
-	// may run (if not releasing and the renewal is fresh).
-	admitted bool
-	// releasing: a graceful release has begun; the guard refuses new keys.
-	releasing      bool
-	releaseStarted time.Time
-	// lastRenew is when the last successful acquire or renewal was
-	// started, on the local monotonic clock.
-	lastRenew time.Time
-	// inflight counts the bucket's reconciles running now.
-	inflight int
-}
-
-// reset forgets the bucket's Lease but keeps counting the reconciles still
-// running: they were admitted and will end.
-func (st *bucketState) reset() { *st = bucketState{inflight: st.inflight} }
-
 // memberObservation is what a member last saw of another member's Lease,
 // and when it saw it change, by the local clock.
 type memberObservation struct {
@@ -154,9 +131,14 @@ type ShardMember struct {
 	// wake tells the cache goroutine that want changed.
 	wake chan struct{}
 
+	// guard decides, per bucket, whether a key may run.
+	guard *BucketGuard
+	// releaseStarted is when the current wait of a releasing bucket began,
+	// by bucket (zero when none is releasing).
+	releaseStarted []time.Time
+
 	mu      sync.Mutex // guards the fields below
-	state   []bucketState
-	members []string // the live members, as last computed
+	members []string   // the live members, as last computed
 	// want is the set of held buckets, the selector the cache should
 	// have; wantGen counts its changes.
 	want    []int
@@ -229,7 +211,8 @@ func NewShardMember(opts ShardOptions) (*ShardMember, error) {
 		le.labels = labels
 		s.electors = append(s.electors, le)
 	}
-	s.state = make([]bucketState, s.buckets)
+	s.guard = NewBucketGuard(s.buckets, s.renewDeadline, s.retryPeriod)
+	s.releaseStarted = make([]time.Time, s.buckets)
 	return s, nil
 }
 
@@ -254,17 +237,7 @@ func (s *ShardMember) NeedLeaderElection() bool { return false }
 
 // Held returns, sorted, the buckets whose Lease this member holds, including
 // those not yet admitted and those being released.
-func (s *ShardMember) Held() []int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var held []int
-	for b, st := range s.state {
-		if st.held {
-			held = append(held, b)
-		}
-	}
-	return held
-}
+func (s *ShardMember) Held() []int { return s.guard.Held() }
 
 // Members returns, sorted, the live members as this member last computed
 // them (itself included while its member Lease is fresh).
@@ -277,21 +250,10 @@ func (s *ShardMember) Members() []string {
 // Admits reports whether the guard would run a key of bucket now: the
 // bucket's Lease is held, the cache has synced with it, it is not being
 // released, and the Lease was renewed less than RenewDeadline ago.
-func (s *ShardMember) Admits(bucket int) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.admitsLocked(bucket) == admitRun
-}
+func (s *ShardMember) Admits(bucket int) bool { return s.guard.Admits(bucket) }
 
 // InFlight returns the number of the bucket's reconciles running now.
-func (s *ShardMember) InFlight(bucket int) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if bucket < 0 || bucket >= len(s.state) {
-		return 0
-	}
-	return s.state[bucket].inflight
-}
+func (s *ShardMember) InFlight(bucket int) int { return s.guard.InFlight(bucket) }
 
 // Start runs the protocol until ctx ends, then releases gracefully: it stops
 // admitting keys, waits (up to ReleaseTimeout) until the in-flight
@@ -352,11 +314,9 @@ func (s *ShardMember) leave() {
 	}
 	if held := s.Held(); len(held) > 0 {
 		s.logger.Warn("in-flight reconciles did not end in time: leaving the Leases to expire", "held", held)
-		s.mu.Lock()
-		for b := range s.state {
-			s.state[b].reset()
+		for b := range s.buckets {
+			s.guard.Lost(b)
 		}
-		s.mu.Unlock()
 	}
 	s.member.release(ctx)
 }
@@ -371,9 +331,7 @@ func (s *ShardMember) tick(ctx context.Context) {
 
 	changed := false
 	for b, le := range s.electors {
-		s.mu.Lock()
-		held := s.state[b].held
-		s.mu.Unlock()
+		held := s.guard.isHeld(b)
 		switch {
 		case held:
 			// Without a fresh view of the ring, keep what is held.
@@ -382,10 +340,10 @@ func (s *ShardMember) tick(ctx context.Context) {
 		case !s.leaving && owners != nil && owners[b] == s.identity:
 			attempt := time.Now()
 			if le.tryAcquireOrRenew(ctx) {
-				s.mu.Lock()
-				s.state[b].reset()
-				s.state[b].held, s.state[b].lastRenew, s.state[b].admitted = true, attempt, s.cache == nil
-				s.mu.Unlock()
+				s.guard.Gained(b, attempt)
+				if s.cache == nil {
+					s.guard.Synced(b)
+				}
 				s.logger.Info("acquired bucket", "bucket", b)
 				changed = true
 			}
@@ -466,45 +424,37 @@ func (le *leaderElector) see(rec leaseRecord, now time.Time) {
 // moves its graceful release on. It reports whether the held set changed.
 func (s *ShardMember) keep(ctx context.Context, b int, le *leaderElector, mine bool) bool {
 	attempt := time.Now()
-	renewed := le.tryAcquireOrRenew(ctx)
-	s.mu.Lock()
-	st := &s.state[b]
-	if renewed {
-		st.lastRenew = attempt
-	} else if holder := le.observedRecord.holderIdentity; holder != s.identity || time.Since(st.lastRenew) >= s.renewDeadline {
-		st.reset()
-		s.mu.Unlock()
+	if le.tryAcquireOrRenew(ctx) {
+		s.guard.Renewed(b, attempt)
+	} else if holder := le.observedRecord.holderIdentity; holder != s.identity || s.guard.sinceRenew(b) >= s.renewDeadline {
+		s.guard.Lost(b)
+		s.releaseStarted[b] = time.Time{}
 		le.setLeading(false)
 		s.logger.Warn("lost bucket: its Lease was not renewed in time or is held by another", "bucket", b, "holder", holder)
 		return true
 	}
-	switch {
-	case mine && st.releasing:
-		st.releasing = false
-		s.mu.Unlock()
-		s.logger.Info("bucket is ours again: release cancelled", "bucket", b)
-		return false
-	case mine:
-		s.mu.Unlock()
-		return false
-	case !st.releasing:
-		// Release, step 1: stop admitting.
-		st.releasing, st.releaseStarted = true, time.Now()
-		s.logger.Info("releasing bucket: no new reconciles", "bucket", b, "inflight", st.inflight)
-	}
-	if n := st.inflight; n > 0 {
-		// Release, step 2: wait for the in-flight reconciles.
-		if time.Since(st.releaseStarted) >= s.releaseTimeout {
-			st.releaseStarted = time.Now()
-			s.mu.Unlock()
-			s.logger.Warn("in-flight reconciles did not end within ReleaseTimeout: keeping the Lease and waiting again", "bucket", b, "inflight", n)
-			return false
+	if mine {
+		if !s.releaseStarted[b].IsZero() {
+			s.guard.CancelRelease(b)
+			s.releaseStarted[b] = time.Time{}
+			s.logger.Info("bucket is ours again: release cancelled", "bucket", b)
 		}
-		s.mu.Unlock()
 		return false
 	}
-	st.reset()
-	s.mu.Unlock()
+	if s.releaseStarted[b].IsZero() {
+		// Release, step 1: stop admitting (the guard's first Release).
+		s.releaseStarted[b] = time.Now()
+		s.logger.Info("releasing bucket: no new reconciles", "bucket", b, "inflight", s.guard.InFlight(b))
+	}
+	if !s.guard.Release(b) {
+		// Release, step 2: wait for the in-flight reconciles.
+		if time.Since(s.releaseStarted[b]) >= s.releaseTimeout {
+			s.releaseStarted[b] = time.Now()
+			s.logger.Warn("in-flight reconciles did not end within ReleaseTimeout: keeping the Lease and waiting again", "bucket", b, "inflight", s.guard.InFlight(b))
+		}
+		return false
+	}
+	s.releaseStarted[b] = time.Time{}
 	// Release, step 3: free the Lease for the new owner; step 4 (narrow
 	// the selector) follows from the held set's change.
 	le.release(ctx)
@@ -514,13 +464,9 @@ func (s *ShardMember) keep(ctx context.Context, b int, le *leaderElector, mine b
 
 // postWant hands the held set to the cache goroutine.
 func (s *ShardMember) postWant() {
+	held := s.guard.Held()
 	s.mu.Lock()
-	s.want = s.want[:0]
-	for b, st := range s.state {
-		if st.held {
-			s.want = append(s.want, b)
-		}
-	}
+	s.want = held
 	s.wantGen++
 	s.mu.Unlock()
 	select {
@@ -565,14 +511,11 @@ func (s *ShardMember) runCache(ctx context.Context) {
 			}
 			done = gen
 			// The cache holds want's objects: admit those still held.
-			s.mu.Lock()
 			for _, b := range want {
-				if st := &s.state[b]; st.held && !st.admitted {
-					st.admitted = true
+				if s.guard.syncHeld(b) {
 					s.logger.Info("bucket synced: admitting its keys", "bucket", b)
 				}
 			}
-			s.mu.Unlock()
 		}
 	}
 }

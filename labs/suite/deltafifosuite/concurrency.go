@@ -114,7 +114,14 @@ func concurrentUse(t *testing.T, impl Impl) {
 	consumer := grade.Go(t, func() {
 		for {
 			var end bool
-			_, err := q.Pop(func(d deltafifo.Deltas, _ bool) error {
+			_, err := q.Pop(func(d deltafifo.Deltas, initial bool) error {
+				if initial {
+					// Widen the window in which the initial list is popped, so that
+					// the HasSynced poller surely runs while Pop updates what
+					// HasSynced reads, even on a loaded machine: -race reports
+					// only accesses that really overlap.
+					time.Sleep(time.Millisecond)
+				}
 				for _, delta := range d {
 					o := delta.Object
 					if tomb, ok := o.(deltafifo.DeletedFinalStateUnknown); ok {

@@ -1,0 +1,14 @@
+package controller_test
+
+import (
+	"testing"
+
+	"github.com/informerlab/informerlab/labs/grade"
+	"github.com/informerlab/informerlab/labs/suite/shardingsuite"
+)
+
+// TestShardingSuite runs the behaviours labs/8-sharding grades learners on
+// against BucketGuard, the guard ShardMember runs.
+func TestShardingSuite(t *testing.T) {
+	grade.Reference(t, shardingsuite.Behaviours(shardingsuite.Reference))
+}

@@ -276,9 +276,27 @@ func bumpReplicas(t *testing.T, w *world, n int32) {
 	}
 }
 
+// Three sharded sample controllers over one server: every Foo converges;
+// each replica caches exactly the Foos of the buckets it holds; a change to
+// a Foo is reconciled by its bucket's holder alone; a replica that crashes
+// (no renewal, no release) loses its buckets once their Leases expire, and
+// the survivors reconcile its Foos; no two replicas ever reconcile one Foo
+// at once.
 func TestShardedSampleControllersSplitTheFoosAndSurvivorsTakeACrashedReplicasFoos(t *testing.T) {
+	testShardedSampleControllers(t, fakeapi.Options{Scheme: sc.NewScheme()})
+}
+
+// The same on a server that ignores shardSelector, as kube-apiserver does
+// with the ShardedListAndWatch gate off: every replica receives every Foo,
+// the client-side re-check drops the others, and the caches come out the
+// same.
+func TestShardedSampleControllersOnAServerThatIgnoresTheShardSelector(t *testing.T) {
+	testShardedSampleControllers(t, fakeapi.Options{Scheme: sc.NewScheme(), IgnoreShardSelector: true})
+}
+
+func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+		srv := fakeapi.New(srvOpts)
 		t.Cleanup(srv.Close)
 		require.NoError(t, sc.Register(srv))
 		w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}

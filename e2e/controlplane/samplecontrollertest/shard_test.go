@@ -210,13 +210,27 @@ func startRing(t *testing.T, c *client.Client, ns, ring string, j *ringJournal) 
 	return rs
 }
 
-// shareReport says what is wrong with the live replicas' caches ("" when
-// nothing): each must hold exactly the Foos of the buckets it holds, and
-// the held sets must split all buckets.
+// shareReport says what is wrong with the live replicas' shares ("" when
+// nothing): each must hold the buckets the ring gives it among the live
+// replicas ([controller.BucketOwners]), and cache exactly their Foos.
 func shareReport(t *testing.T, live []*ringReplica, buckets map[string]int) string {
+	var names []string
+	for _, r := range live {
+		names = append(names, r.name)
+	}
+	owners := controller.BucketOwners(names, controller.DefaultShardBuckets)
 	holders := map[int]string{}
 	for _, r := range live {
 		held := r.ctrl.ShardMember().Held()
+		var owned []int
+		for b, owner := range owners {
+			if owner == r.name {
+				owned = append(owned, b)
+			}
+		}
+		if !slices.Equal(held, owned) {
+			return fmt.Sprintf("%s holds buckets %v, the ring gives it %v", r.name, held, owned)
+		}
 		var want []string
 		for key, b := range buckets {
 			if slices.Contains(held, b) {
@@ -357,7 +371,7 @@ func TestShardedSampleControllerKillOneReplicaSurvivorsTakeItsFoos(t *testing.T)
 	testenv.InstallFooCRD(t)
 	ns := testenv.Namespace(t)
 	c := typedClient(t)
-	runRing(t, c, ns)
+	runRing(t, c, ns, true)
 }
 
 // TestShardedSampleControllerOnAServerThatIgnoresTheShardSelector runs the
@@ -365,7 +379,7 @@ func TestShardedSampleControllerKillOneReplicaSurvivorsTakeItsFoos(t *testing.T)
 // kube-apiserver with the gate off: every replica receives every Foo, and
 // the client-side re-check gives the same caches.
 func TestShardedSampleControllerOnAServerThatIgnoresTheShardSelector(t *testing.T) {
-	srv := fakeapi.New(fakeapi.Options{IgnoreShardSelector: true})
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme(), IgnoreShardSelector: true})
 	require.NoError(t, sc.Register(srv))
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
@@ -374,11 +388,30 @@ func TestShardedSampleControllerOnAServerThatIgnoresTheShardSelector(t *testing.
 	})
 	c, err := client.New(&client.Config{Server: ts.URL}, sc.NewScheme())
 	require.NoError(t, err)
-	runRing(t, c, "ring")
+	runRing(t, c, "ring", false)
 }
 
-func runRing(t *testing.T, c *client.Client, ns string) {
+// runRing creates the Foos, checks whether the server filters a list by
+// shardSelector as serverFilters says, and runs ringRuns takeovers.
+func runRing(t *testing.T, c *client.Client, ns string, serverFilters bool) {
 	buckets := createRingFoos(t, c, ns, ringFoos)
+	bucket0, err := controller.ShardSelectorFor([]int{0}, controller.DefaultShardBuckets)
+	require.NoError(t, err)
+	list, err := c.Resource(sc.FoosGVR).Namespace(ns).List(t.Context(), metav1.ListOptions{ShardSelector: bucket0})
+	require.NoError(t, err)
+	items, err := meta.ExtractList(list)
+	require.NoError(t, err)
+	inBucket0 := 0
+	for _, b := range buckets {
+		if b == 0 {
+			inBucket0++
+		}
+	}
+	if serverFilters {
+		assert.Len(t, items, inBucket0, "the server answers a list of bucket 0 with bucket 0's Foos")
+	} else {
+		assert.Len(t, items, ringFoos, "the server ignores shardSelector and answers with every Foo")
+	}
 	j := &ringJournal{open: map[string]int{}, runs: map[string][]ringRun{}}
 	var took []time.Duration
 	for run := range ringRuns {

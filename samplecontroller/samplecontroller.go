@@ -155,16 +155,14 @@ func New(api API, opts Options) (*SampleController, error) {
 	if err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
 	}
-	depInformer, err := mgr.GetInformer(DeploymentsGVR, &Deployment{})
-	if err != nil {
+	if _, err := mgr.GetInformer(DeploymentsGVR, &Deployment{}); err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
 	}
 
 	sc := &SampleController{mgr: mgr}
-	// Sharded, both controllers run behind the member's guard: a Foo by
-	// its uid's bucket, a Deployment by the bucket label its Foo gave it.
+	// Sharded, the Foo controller runs behind the member's guard, which
+	// reads a Foo's bucket from its uid in the Foo cache.
 	guardFoo := func(r controller.Reconciler) controller.Reconciler { return r }
-	guardDeployment := guardFoo
 	if opts.Shard != nil {
 		if sc.member, err = shard(mgr, typed, fooInformer, opts); err != nil {
 			return nil, errShard(err)
@@ -172,9 +170,6 @@ func New(api API, opts Options) (*SampleController, error) {
 		m := sc.member
 		guardFoo = func(r controller.Reconciler) controller.Reconciler {
 			return m.Guard(r, controller.BucketFromCache(fooInformer.GetIndexer(), m.Buckets()))
-		}
-		guardDeployment = func(r controller.Reconciler) controller.Reconciler {
-			return m.Guard(r, bucketFromLabel(depInformer.GetIndexer(), m.Buckets()))
 		}
 	}
 	w := wiring{obs: opts.Observer}
@@ -216,13 +211,18 @@ func New(api API, opts Options) (*SampleController, error) {
 	}
 
 	if opts.DeploymentSimulator {
+		// The simulator stands for kube-controller-manager, a component
+		// of its own, not a replica of the ring: it is not guarded. Each
+		// replica's simulator sees every Deployment (that informer is not
+		// sharded); their status writes are the same, so the first wins
+		// and the others find nothing to do (or a Conflict, and retry).
 		s := &DeploymentSimulator{client: cl, obs: opts.Observer}
 		sc.simulator, err = controller.NewBuilder(mgr).Named(SimulatorControllerName).
 			Watches(DeploymentsGVR, &Deployment{},
 				w.handler(SimulatorControllerName, "deployments", controller.EnqueueRequestForObject{}, false),
 				w.predicate(SimulatorControllerName, "deployments", controller.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
 			WithOptions(controller.Options{RateLimiter: w.limiter(SimulatorControllerName, workqueue.DefaultControllerRateLimiter[controller.Request]()), Logger: opts.Logger}).
-			Build(guardDeployment(w.reconciler(SimulatorControllerName, s)))
+			Build(w.reconciler(SimulatorControllerName, s))
 		if err != nil {
 			return nil, fmt.Errorf("samplecontroller: %w", err)
 		}

@@ -2,10 +2,8 @@ package samplecontroller
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/controller"
@@ -93,28 +91,6 @@ func shard(mgr *controller.Manager, api API, fooInformer informer.SharedIndexInf
 		return nil, err
 	}
 	return member, nil
-}
-
-// bucketFromLabel returns a BucketFunc that reads a Deployment from store
-// and takes its bucket from its BucketLabel: the owner's bucket. A
-// Deployment without the label (created before the ring, or by someone
-// else) has no bucket, and the guard leaves it alone.
-func bucketFromLabel(store controller.KeyGetter, buckets int) controller.BucketFunc {
-	return func(req controller.Request) (int, bool) {
-		obj, ok, err := store.GetByKey(req.String())
-		if err != nil || !ok {
-			return 0, false
-		}
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			return 0, false
-		}
-		b, err := strconv.Atoi(m.GetLabels()[BucketLabel])
-		if err != nil || b < 0 || b >= buckets {
-			return 0, false
-		}
-		return b, true
-	}
 }
 
 func cmpOrInt(n, def int) int {

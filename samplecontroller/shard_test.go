@@ -184,7 +184,7 @@ func startReplicas(t *testing.T, srv *fakeapi.Server, n int, j *journal) []*repl
 		var err error
 		r.sc, err = sc.New(api, sc.Options{
 			Namespace:           ns,
-			DeploymentSimulator: true,
+			DeploymentSimulator: i == n-1, // one simulator, in the replica never killed
 			Logger:              quiet,
 			Observer:            j.observer(r.name),
 			Shard: &sc.ShardOptions{

@@ -178,13 +178,14 @@ func startRing(t *testing.T, c *client.Client, ns, ring string, j *ringJournal) 
 	api := func(gvr schema.GroupVersionResource, ns string) sc.Resource { return c.Resource(gvr).Namespace(ns) }
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
 	var rs []*ringReplica
-	for i := range 3 {
+	const n = 3
+	for i := range n {
 		r := &ringReplica{name: "replica-" + strconv.Itoa(i), done: make(chan error, 1)}
 		r.leases = &cuttable{ShardLeaseClient: c.Resource(sc.LeasesGVR).Namespace(ns)}
 		var err error
 		r.ctrl, err = sc.New(api, sc.Options{
 			Namespace:           ns,
-			DeploymentSimulator: true,
+			DeploymentSimulator: i == n-1, // one simulator, in the replica never killed
 			Logger:              logger,
 			Observer:            j.observer(r.name),
 			Shard: &sc.ShardOptions{

@@ -261,6 +261,13 @@ func checkShares(t *testing.T, live []*replica, all map[string]int) map[int]stri
 		}
 	}
 	assert.Len(t, holder, controller.DefaultShardBuckets, "every bucket is held")
+	var names []string
+	for _, r := range live {
+		names = append(names, r.name)
+	}
+	for b, owner := range controller.BucketOwners(names, controller.DefaultShardBuckets) {
+		assert.Equal(t, owner, holder[b], "bucket %d is held by the member the ring gives it", b)
+	}
 	return holder
 }
 
@@ -358,4 +365,18 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 		}
 		assert.Empty(t, j.overlaps(), "no two replicas reconcile one Foo at once")
 	})
+}
+
+// A ring name that cannot prefix Lease names is refused by New, before
+// anything runs.
+func TestShardedSampleControllerRefusesABadRingName(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	t.Cleanup(srv.Close)
+	require.NoError(t, sc.Register(srv))
+	api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+		return srv.Resource(gvr).Namespace(namespace)
+	}
+	_, err := sc.New(api, sc.Options{Logger: quiet, Shard: &sc.ShardOptions{Ring: "Not A DNS Label"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "samplecontroller: sharding: controller: shard member: Ring")
 }

@@ -104,6 +104,20 @@
 // prints. [API] chooses the server: fakeapi in-process, fakeapi or a real
 // cluster over HTTP; typed or unstructured handles both work.
 //
+// # Running sharded
+//
+// With Options.Shard ([ShardOptions]) the controller is one replica of a
+// ring of replicas that share the Foos: a [controller.ShardMember] holds
+// Leases on buckets of Foo uids, the Foo informer caches only the held
+// buckets' Foos (its shard selector, widened and narrowed by the member
+// through [controller.InformerShardCache]), and the Foo controller runs
+// behind the member's guard (the DeploymentSimulator, playing a component
+// outside the ring, does not). Deployments the Foo controller creates carry their
+// Foo's bucket in [BucketLabel]; the Deployment informer itself is not
+// sharded (its label selector cannot change while it runs), so every replica
+// caches every Deployment. [SampleController.ShardMember] says which buckets
+// a replica holds.
+//
 // # Guarantees
 //
 //   - Every Foo that is not being deleted and has a valid spec ends up with

@@ -105,6 +105,7 @@ type FooReconciler struct {
 	recorder  controller.EventRecorder
 	finalizer controller.Finalizer
 	image     string
+	buckets   int // > 0 when sharded: new Deployments get BucketLabel
 	own       *ownWrites
 	obs       Observer // nil: nobody listens
 }

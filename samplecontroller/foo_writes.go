@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -59,6 +60,11 @@ func (r *FooReconciler) updateStatus(ctx context.Context, foo *Foo, available in
 // createDeployment creates foo's Deployment, controlled by foo.
 func (r *FooReconciler) createDeployment(ctx context.Context, foo *Foo, replicas int32) (*Deployment, error) {
 	dep := newDeployment(foo, replicas, r.image)
+	if r.buckets > 0 {
+		// Sharded: the child carries its owner's bucket, which its own uid
+		// cannot tell.
+		dep.Labels = map[string]string{BucketLabel: strconv.Itoa(controller.BucketOf(foo.UID, r.buckets))}
+	}
 	detail := fmt.Sprintf("replicas %d, controlled by foo %s", replicas, foo.Name)
 	err := r.write("create", "deployments", dep.Namespace, dep.Name, detail, func() error {
 		// An AlreadyExists error means the cache had not seen it yet (a

@@ -92,6 +92,12 @@ type Options struct {
 	// calls them only once a MutatingWebhookConfiguration and a
 	// ValidatingWebhookConfiguration point at them (docs/samplecontroller.md).
 	WebhookServer *controller.WebhookServer
+
+	// Shard, when set, makes this controller one replica of a sharded
+	// ring: it caches and reconciles only the Foos of the buckets it holds
+	// (see "Running sharded" in the package documentation). nil runs one
+	// replica that does everything.
+	Shard *ShardOptions
 }
 
 // SampleController runs the Foo controller (and, if asked, the
@@ -111,7 +117,8 @@ type Options struct {
 type SampleController struct {
 	mgr       *controller.Manager
 	foo       *controller.Controller
-	simulator *controller.Controller // nil unless Options.DeploymentSimulator
+	simulator *controller.Controller  // nil unless Options.DeploymentSimulator
+	member    *controller.ShardMember // nil unless Options.Shard
 }
 
 // New wires the sample controller against api. It starts nothing: Run
@@ -144,16 +151,27 @@ func New(api API, opts Options) (*SampleController, error) {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
 	}
 	// The two informers of the cache; the client finds its kinds there.
-	for _, kind := range []struct {
-		gvr     schema.GroupVersionResource
-		example controller.Object
-	}{{FoosGVR, &Foo{}}, {DeploymentsGVR, &Deployment{}}} {
-		if _, err := mgr.GetInformer(kind.gvr, kind.example); err != nil {
-			return nil, fmt.Errorf("samplecontroller: %w", err)
-		}
+	fooInformer, err := mgr.GetInformer(FoosGVR, &Foo{})
+	if err != nil {
+		return nil, fmt.Errorf("samplecontroller: %w", err)
+	}
+	if _, err := mgr.GetInformer(DeploymentsGVR, &Deployment{}); err != nil {
+		return nil, fmt.Errorf("samplecontroller: %w", err)
 	}
 
 	sc := &SampleController{mgr: mgr}
+	// Sharded, the Foo controller runs behind the member's guard, which
+	// reads a Foo's bucket from its uid in the Foo cache.
+	guardFoo := func(r controller.Reconciler) controller.Reconciler { return r }
+	if opts.Shard != nil {
+		if sc.member, err = shard(mgr, typed, fooInformer, opts); err != nil {
+			return nil, errShard(err)
+		}
+		m := sc.member
+		guardFoo = func(r controller.Reconciler) controller.Reconciler {
+			return m.Guard(r, controller.BucketFromCache(fooInformer.GetIndexer(), m.Buckets()))
+		}
+	}
 	w := wiring{obs: opts.Observer}
 	// Reads from the cache and writes to the API through the Manager's
 	// split client; Events through the Manager's broadcaster.
@@ -167,7 +185,11 @@ func New(api API, opts Options) (*SampleController, error) {
 	if opts.Reconciler != nil {
 		r = opts.Reconciler(cl)
 	} else {
-		r = newFooReconciler(cl, cl, typed, mgr.GetEventRecorderFor(EventSource), cmpOr(opts.Image, DefaultImage), opts.Observer)
+		fr := newFooReconciler(cl, cl, typed, mgr.GetEventRecorderFor(EventSource), cmpOr(opts.Image, DefaultImage), opts.Observer)
+		if sc.member != nil {
+			fr.buckets = sc.member.Buckets()
+		}
+		r = fr
 	}
 	limiter := opts.RateLimiter
 	if limiter == nil {
@@ -183,12 +205,17 @@ func New(api API, opts Options) (*SampleController, error) {
 			w.handler(FooControllerName, "deployments", controller.EnqueueRequestForOwner(FooGVK.GroupKind(), controller.OnlyControllerOwner()), true),
 			w.predicate(FooControllerName, "deployments", nil, "")...).
 		WithOptions(controller.Options{RateLimiter: w.limiter(FooControllerName, limiter), Logger: opts.Logger}).
-		Build(w.reconciler(FooControllerName, r))
+		Build(guardFoo(w.reconciler(FooControllerName, r)))
 	if err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
 	}
 
 	if opts.DeploymentSimulator {
+		// The simulator stands for kube-controller-manager, a component
+		// of its own, not a replica of the ring: it is not guarded. Each
+		// replica's simulator sees every Deployment (that informer is not
+		// sharded); their status writes are the same, so the first wins
+		// and the others find nothing to do (or a Conflict, and retry).
 		s := &DeploymentSimulator{client: cl, obs: opts.Observer}
 		sc.simulator, err = controller.NewBuilder(mgr).Named(SimulatorControllerName).
 			Watches(DeploymentsGVR, &Deployment{},
@@ -219,6 +246,10 @@ func (c *SampleController) Run(ctx context.Context) error {
 // its GetEventRecorderFor records Events through the same API (the Foo
 // controller's are those of GetEventRecorderFor(EventSource)).
 func (c *SampleController) Manager() *controller.Manager { return c.mgr }
+
+// ShardMember returns the replica's member of its ring, whose Held says
+// which buckets it holds; nil unless Options.Shard was set.
+func (c *SampleController) ShardMember() *controller.ShardMember { return c.member }
 
 // FooController returns the Foo controller, whose Counts say how its
 // Reconciles ended.

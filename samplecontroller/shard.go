@@ -1,0 +1,104 @@
+package samplecontroller
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/informer"
+)
+
+// BucketLabel is the label the Foo controller stamps on every Deployment it
+// creates when it runs sharded: the bucket of the owning Foo (from the Foo's
+// uid, [controller.BucketOf]). A shard selector can only hash an object's
+// own uid or namespace, so a child finds its owner's bucket this way:
+// kubectl get deploy -L informerlab.dev/bucket shows the split.
+const BucketLabel = "informerlab.dev/bucket"
+
+// LeasesGVR is the resource of the Leases a sharded sample controller keeps.
+var LeasesGVR = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+
+// ShardOptions make a sample controller one replica of a ring of replicas
+// that share the Foos between them (see "Running sharded" in the package
+// documentation). Every replica of a ring uses the same Ring, Buckets and
+// LeaseNamespace, and its own Identity.
+//
+// client-go: none (controller.ShardOptions, as a sample controller flag set).
+type ShardOptions struct {
+	// Ring names the ring of replicas ([controller.ShardOptions].Ring).
+	// Required.
+	Ring string
+	// Identity of this replica, unique in the ring. "" means the host name
+	// and a random suffix.
+	Identity string
+	// Buckets is the fixed number of buckets. 0 means
+	// controller.DefaultShardBuckets.
+	Buckets int
+	// LeaseNamespace is where the member and bucket Leases live. "" means
+	// Options.Namespace, or "default" when that is "" too.
+	LeaseNamespace string
+	// LeaseClient, when set, reads and writes the Leases in place of
+	// api(LeasesGVR, LeaseNamespace). A test wraps it to cut a replica off
+	// the Leases, as a crash would.
+	LeaseClient controller.ShardLeaseClient
+	// LeaseDuration, RenewDeadline and RetryPeriod are the Lease timings of
+	// [controller.ShardOptions]; 0 means its defaults.
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+}
+
+// shard wires a ShardMember around the Foo informer: the informer starts
+// with no bucket, and the member widens its shard selector as it gains
+// buckets; it is added to the Manager, which runs it on every replica.
+func shard(mgr *controller.Manager, api API, fooInformer informer.SharedIndexInformer, opts Options) (*controller.ShardMember, error) {
+	so := opts.Shard
+	none, err := controller.ShardSelectorFor(nil, cmpOrInt(so.Buckets, controller.DefaultShardBuckets))
+	if err != nil {
+		return nil, err
+	}
+	if err := fooInformer.SetShardSelector(none); err != nil {
+		return nil, err
+	}
+	// The reference list the cache waits for goes through the same handle
+	// as the informer's own list.
+	cache, err := controller.InformerShardCache(fooInformer, api(FoosGVR, opts.Namespace))
+	if err != nil {
+		return nil, err
+	}
+	leases := so.LeaseClient
+	if leases == nil {
+		ns := cmpOr(cmpOr(so.LeaseNamespace, opts.Namespace), "default")
+		leases = api(LeasesGVR, ns)
+	}
+	member, err := controller.NewShardMember(controller.ShardOptions{
+		Client:        leases,
+		Ring:          so.Ring,
+		Identity:      so.Identity,
+		Buckets:       so.Buckets,
+		LeaseDuration: so.LeaseDuration,
+		RenewDeadline: so.RenewDeadline,
+		RetryPeriod:   so.RetryPeriod,
+		Cache:         cache,
+		Logger:        opts.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(member); err != nil {
+		return nil, err
+	}
+	return member, nil
+}
+
+func cmpOrInt(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
+}
+
+// errShard wraps an error of the sharded wiring.
+func errShard(err error) error { return fmt.Errorf("samplecontroller: sharding: %w", err) }

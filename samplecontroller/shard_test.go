@@ -1,0 +1,382 @@
+package samplecontroller_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/fakeapi"
+	sc "github.com/informerlab/informerlab/samplecontroller"
+)
+
+// The test ring's Lease timings: a crashed replica's buckets are free
+// LeaseDuration after its last renewal.
+const (
+	shardLeaseDuration = 4 * time.Second
+	shardRenewDeadline = 2 * time.Second
+	shardRetryPeriod   = 500 * time.Millisecond
+)
+
+// journal records, per Foo key, every Reconcile of every replica as an
+// interval [start, end] of a global sequence, to catch two replicas
+// reconciling one key at once.
+type journal struct {
+	mu   sync.Mutex
+	seq  int
+	open map[string]int // replica + " " + key -> start
+	runs map[string][]run
+	mark int // reconcilers counts the runs that started after it
+}
+
+type run struct {
+	replica    string
+	start, end int
+}
+
+func newJournal() *journal {
+	return &journal{open: map[string]int{}, runs: map[string][]run{}}
+}
+
+// observer returns the Observer of one replica: the guard sits outside it,
+// so it hears only the Reconciles the guard admitted.
+func (j *journal) observer(replica string) sc.Observer {
+	return func(e sc.Event) {
+		if e.Controller != sc.FooControllerName {
+			return
+		}
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		j.seq++
+		id := replica + " " + e.Request.String()
+		switch e.Step {
+		case sc.StepGetKey:
+			j.open[id] = j.seq
+		case sc.StepReconcile:
+			j.runs[e.Request.String()] = append(j.runs[e.Request.String()], run{replica, j.open[id], j.seq})
+			delete(j.open, id)
+		}
+	}
+}
+
+// overlaps lists the pairs of Reconciles of one key by two replicas whose
+// intervals intersect.
+func (j *journal) overlaps() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []string
+	for key, runs := range j.runs {
+		for i, a := range runs {
+			for _, b := range runs[i+1:] {
+				if a.replica != b.replica && a.start < b.end && b.start < a.end {
+					out = append(out, fmt.Sprintf("%s: %v and %v", key, a, b))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// reconcilers returns, per key, the replicas that started reconciling it
+// since the last reset.
+func (j *journal) reconcilers() map[string][]string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := map[string][]string{}
+	for key, runs := range j.runs {
+		for _, r := range runs {
+			if r.start > j.mark && !slices.Contains(out[key], r.replica) {
+				out[key] = append(out[key], r.replica)
+			}
+		}
+	}
+	return out
+}
+
+func (j *journal) reset() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.mark = j.seq
+}
+
+// severable is a Lease client a test can cut: after cut every call fails,
+// as if the replica had crashed, so it neither renews nor releases.
+type severable struct {
+	controller.ShardLeaseClient
+	cut atomic.Bool
+}
+
+var errSevered = errors.New("lease client severed")
+
+func (s *severable) Get(ctx context.Context, name string, opts metav1.GetOptions) (runtime.Object, error) {
+	if s.cut.Load() {
+		return nil, errSevered
+	}
+	return s.ShardLeaseClient.Get(ctx, name, opts)
+}
+
+func (s *severable) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
+	if s.cut.Load() {
+		return nil, errSevered
+	}
+	return s.ShardLeaseClient.Create(ctx, obj, opts)
+}
+
+func (s *severable) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
+	if s.cut.Load() {
+		return nil, errSevered
+	}
+	return s.ShardLeaseClient.Update(ctx, obj, opts)
+}
+
+func (s *severable) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	if s.cut.Load() {
+		return nil, errSevered
+	}
+	return s.ShardLeaseClient.List(ctx, opts)
+}
+
+// replica is one sharded sample controller of a test ring.
+type replica struct {
+	name   string
+	sc     *sc.SampleController
+	leases *severable
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// crash cuts the replica off the Leases, then stops it: it releases
+// nothing, and its buckets are free only once their Leases expire.
+func (r *replica) crash(t *testing.T) {
+	r.leases.cut.Store(true)
+	r.cancel()
+	assert.NoError(t, <-r.done, "replica %s Run", r.name)
+	r.done = nil
+}
+
+// startReplicas runs n sharded sample controllers of the ring "foos" over
+// srv, each with its own Identity and journal observer.
+func startReplicas(t *testing.T, srv *fakeapi.Server, n int, j *journal) []*replica {
+	t.Helper()
+	api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+		return srv.Resource(gvr).Namespace(namespace)
+	}
+	var rs []*replica
+	for i := range n {
+		r := &replica{name: "replica-" + strconv.Itoa(i), done: make(chan error, 1)}
+		r.leases = &severable{ShardLeaseClient: srv.Resource(sc.LeasesGVR).Namespace("kube-system")}
+		var err error
+		r.sc, err = sc.New(api, sc.Options{
+			Namespace:           ns,
+			DeploymentSimulator: i == n-1, // one simulator, in the replica never killed
+			Logger:              quiet,
+			Observer:            j.observer(r.name),
+			Shard: &sc.ShardOptions{
+				Ring:          "foos",
+				Identity:      r.name,
+				LeaseClient:   r.leases,
+				LeaseDuration: shardLeaseDuration,
+				RenewDeadline: shardRenewDeadline,
+				RetryPeriod:   shardRetryPeriod,
+			},
+		})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		r.cancel = cancel
+		go func() { r.done <- r.sc.Run(ctx) }()
+		rs = append(rs, r)
+	}
+	t.Cleanup(func() {
+		for _, r := range rs {
+			if r.done != nil {
+				r.cancel()
+				assert.NoError(t, <-r.done, "replica %s Run", r.name)
+			}
+		}
+	})
+	return rs
+}
+
+// fooBuckets returns every Foo's key → bucket, read from the server.
+func fooBuckets(t *testing.T, foos *fakeapi.ResourceClient, buckets int) map[string]int {
+	t.Helper()
+	list, err := foos.List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	items, err := meta.ExtractList(list)
+	require.NoError(t, err)
+	out := map[string]int{}
+	for _, item := range items {
+		m, err := meta.Accessor(item)
+		require.NoError(t, err)
+		out[m.GetNamespace()+"/"+m.GetName()] = controller.BucketOf(m.GetUID(), buckets)
+	}
+	return out
+}
+
+// cachedFoos returns the keys in a replica's Foo cache, sorted.
+func cachedFoos(t *testing.T, r *replica) []string {
+	t.Helper()
+	inf, err := r.sc.Manager().GetInformer(sc.FoosGVR, &sc.Foo{})
+	require.NoError(t, err)
+	keys := inf.GetIndexer().ListKeys()
+	sort.Strings(keys)
+	return keys
+}
+
+// checkShares checks that every live replica caches exactly the Foos of the
+// buckets it holds, that the held sets split all buckets, and so that every
+// Foo is in exactly one cache. It returns bucket → holder.
+func checkShares(t *testing.T, live []*replica, all map[string]int) map[int]string {
+	t.Helper()
+	holder := map[int]string{}
+	for _, r := range live {
+		held := r.sc.ShardMember().Held()
+		var want []string
+		for key, b := range all {
+			if slices.Contains(held, b) {
+				want = append(want, key)
+			}
+		}
+		sort.Strings(want)
+		assert.Equal(t, want, cachedFoos(t, r), "replica %s (buckets %v) caches exactly its buckets' Foos", r.name, held)
+		for _, b := range held {
+			assert.NotContains(t, holder, b, "bucket %d held twice", b)
+			holder[b] = r.name
+		}
+	}
+	assert.Len(t, holder, controller.DefaultShardBuckets, "every bucket is held")
+	var names []string
+	for _, r := range live {
+		names = append(names, r.name)
+	}
+	for b, owner := range controller.BucketOwners(names, controller.DefaultShardBuckets) {
+		assert.Equal(t, owner, holder[b], "bucket %d is held by the member the ring gives it", b)
+	}
+	return holder
+}
+
+// bumpReplicas sets every Foo's spec.replicas to n, which makes each one a
+// new generation its owner must reconcile.
+func bumpReplicas(t *testing.T, w *world, n int32) {
+	t.Helper()
+	for key := range fooBuckets(t, w.foos, controller.DefaultShardBuckets) {
+		name := key[len(ns)+1:]
+		patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, n)
+		_, err := w.foos.Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{})
+		require.NoError(t, err)
+	}
+}
+
+// Three sharded sample controllers over one server: every Foo converges;
+// each replica caches exactly the Foos of the buckets it holds; a change to
+// a Foo is reconciled by its bucket's holder alone; a replica that crashes
+// (no renewal, no release) loses its buckets once their Leases expire, and
+// the survivors reconcile its Foos; no two replicas ever reconcile one Foo
+// at once.
+func TestShardedSampleControllersSplitTheFoosAndSurvivorsTakeACrashedReplicasFoos(t *testing.T) {
+	testShardedSampleControllers(t, fakeapi.Options{Scheme: sc.NewScheme()})
+}
+
+// The same on a server that ignores shardSelector, as kube-apiserver does
+// with the ShardedListAndWatch gate off: every replica receives every Foo,
+// the client-side re-check drops the others, and the caches come out the
+// same.
+func TestShardedSampleControllersOnAServerThatIgnoresTheShardSelector(t *testing.T) {
+	testShardedSampleControllers(t, fakeapi.Options{Scheme: sc.NewScheme(), IgnoreShardSelector: true})
+}
+
+func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fakeapi.New(srvOpts)
+		t.Cleanup(srv.Close)
+		require.NoError(t, sc.Register(srv))
+		w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
+		for i := range 24 {
+			w.createFoo(t, newFoo(fmt.Sprintf("foo-%02d", i), fmt.Sprintf("dep-%02d", i), int32p(1)))
+		}
+		j := newJournal()
+		rs := startReplicas(t, srv, 3, j)
+
+		// The ring settles: members see each other, buckets move to their
+		// owners, caches relist; every Foo converges.
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		w.checkConverged(t)
+		all := fooBuckets(t, w.foos, controller.DefaultShardBuckets)
+		holder := checkShares(t, rs, all)
+		for _, r := range rs {
+			assert.NotEmpty(t, r.sc.ShardMember().Held(), "replica %s holds buckets", r.name)
+		}
+		// Every Deployment carries its Foo's bucket.
+		for key, b := range all {
+			foo := w.getFoo(t, key[len(ns)+1:])
+			dep := w.getDeployment(t, foo.Spec.DeploymentName)
+			assert.Equal(t, strconv.Itoa(b), dep.Labels[sc.BucketLabel], "deployment of %s", key)
+		}
+
+		// A change to every Foo is reconciled by its bucket's holder alone.
+		j.reset()
+		bumpReplicas(t, w, 2)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		w.checkConverged(t)
+		got := j.reconcilers()
+		for key, b := range all {
+			assert.Equal(t, []string{holder[b]}, got[key], "%s (bucket %d) reconciled by its holder only", key, b)
+		}
+
+		// A crash: replica-0 stops renewing and releases nothing. Its
+		// buckets are free after LeaseDuration; survivors take them,
+		// relist, and reconcile its Foos.
+		var lost []string
+		for key, b := range all {
+			if holder[b] == rs[0].name {
+				lost = append(lost, key)
+			}
+		}
+		require.NotEmpty(t, lost)
+		rs[0].crash(t)
+		j.reset()
+		bumpReplicas(t, w, 3)
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		w.checkConverged(t)
+		holder = checkShares(t, rs[1:], all)
+		got = j.reconcilers()
+		for _, key := range lost {
+			require.Len(t, got[key], 1, "%s reconciled by one survivor", key)
+			assert.Equal(t, holder[all[key]], got[key][0], "%s reconciled by its bucket's new holder", key)
+		}
+		assert.Empty(t, j.overlaps(), "no two replicas reconcile one Foo at once")
+	})
+}
+
+// A ring name that cannot prefix Lease names is refused by New, before
+// anything runs.
+func TestShardedSampleControllerRefusesABadRingName(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	t.Cleanup(srv.Close)
+	require.NoError(t, sc.Register(srv))
+	api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+		return srv.Resource(gvr).Namespace(namespace)
+	}
+	_, err := sc.New(api, sc.Options{Logger: quiet, Shard: &sc.ShardOptions{Ring: "Not A DNS Label"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "samplecontroller: sharding: controller: shard member: Ring")
+}

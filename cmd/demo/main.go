@@ -127,8 +127,8 @@ func parseFlags(args []string) (options, error) {
 		if o.shards < 2 {
 			return o, &usageError{msg: fmt.Sprintf("--shards wants 2 or more replicas, got %d", o.shards)}
 		}
-		if o.server != "" || o.kubeconfig != "" || o.web {
-			return o, &usageError{msg: "--shards runs on the embedded server only, without --server, --kubeconfig or --web"}
+		if o.server != "" || o.kubeconfig != "" {
+			return o, &usageError{msg: "--shards runs on the embedded server only, without --server or --kubeconfig"}
 		}
 	}
 	if o.server != "" && o.kubeconfig != "" {
@@ -208,6 +208,7 @@ Examples:
   demo --web --web-addr 127.0.0.1:9090   # the page on another port
   demo --shards 3                        # three sharded replicas share 16 buckets; one is killed,
                                          # the survivors take its buckets and reconcile its Foos
+  demo --web --shards 3                  # the replicas page: bucket tiles by holder, "kill a replica"
   demo --server http://127.0.0.1:8080    # narrate a running cmd/fakeapi (watch-only: configmaps)
   demo --server http://127.0.0.1:8080 --simulate-deployments
                                          # cmd/fakeapi --sample-resources has no Deployment controller:

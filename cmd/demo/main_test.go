@@ -180,7 +180,7 @@ func TestBadFlagsAreUsageErrors(t *testing.T) {
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--bogus"}, "flag provided but not defined"},
 		{[]string{"--shards", "1"}, "--shards wants 2 or more replicas"},
-		{[]string{"--shards", "3", "--web"}, "embedded server only"},
+		{[]string{"--shards", "3", "--server", "http://x"}, "embedded server only"},
 	} {
 		var out bytes.Buffer
 

@@ -159,8 +159,11 @@ func Run(ctx context.Context, o Options, stdin io.Reader, stdout io.Writer) erro
 		}
 	}
 	if o.Shards != 0 {
-		if o.Web || opts.server != "" || opts.kubeconfig != "" {
-			return fmt.Errorf("demo: sharded mode runs on the embedded server only, without the page")
+		if opts.server != "" || opts.kubeconfig != "" {
+			return fmt.Errorf("demo: sharded mode runs on the embedded server only")
+		}
+		if o.Web {
+			return runWebShards(ctx, opts, n, o.Shards)
 		}
 		return runShards(ctx, n, o.Shards)
 	}

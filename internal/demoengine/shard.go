@@ -123,6 +123,35 @@ type shardDemo struct {
 	replicas []*shardReplica
 	log      *reconcileLog
 	buckets  int
+	// observe, when set, adds an Observer per replica (the page's overlap
+	// detector).
+	observe func(replica string) sc.Observer
+}
+
+// newShardDemo starts an embedded server with the Foos the replicas share.
+func newShardDemo(ctx context.Context) (*shardDemo, error) {
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	if err := sc.Register(srv); err != nil {
+		srv.Close()
+		return nil, err
+	}
+	foos := srv.Resource(sc.FoosGVR).Namespace(ns)
+	for i := range shardFoos {
+		name := fmt.Sprintf("foo-%02d", i)
+		if _, err := foos.Create(ctx, newFoo(name, name+"-nginx", 1), metav1.CreateOptions{}); err != nil {
+			srv.Close()
+			return nil, err
+		}
+	}
+	return &shardDemo{srv: srv, log: &reconcileLog{seen: map[string][]string{}}, buckets: controller.DefaultShardBuckets}, nil
+}
+
+// kill cuts r off the Leases, then stops it: it releases nothing.
+func (d *shardDemo) kill(r *shardReplica) {
+	r.leases.cut.Store(true)
+	r.cancel()
+	<-r.done
+	r.dead = true
 }
 
 // runShards plays the sharded demo with the given number of replicas.
@@ -130,19 +159,12 @@ func runShards(ctx context.Context, n *narrator, replicas int) error {
 	if replicas < 2 {
 		return fmt.Errorf("demo: --shards wants at least 2 replicas, got %d", replicas)
 	}
-	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
-	defer srv.Close()
-	if err := sc.Register(srv); err != nil {
+	d, err := newShardDemo(ctx)
+	if err != nil {
 		return err
 	}
-	d := &shardDemo{n: n, srv: srv, log: &reconcileLog{seen: map[string][]string{}}, buckets: controller.DefaultShardBuckets}
-	foos := srv.Resource(sc.FoosGVR).Namespace(ns)
-	for i := range shardFoos {
-		name := fmt.Sprintf("foo-%02d", i)
-		if _, err := foos.Create(ctx, newFoo(name, name+"-nginx", 1), metav1.CreateOptions{}); err != nil {
-			return err
-		}
-	}
+	defer d.srv.Close()
+	d.n = n
 	n.say("informerlab demo: %d sample-controller replicas in one process share one API server through a ring of %d buckets.", replicas, d.buckets)
 	n.say("Each replica keeps a member Lease and one Lease per bucket it holds (LeaseDuration %v, RenewDeadline %v, RetryPeriod %v);", shardLeaseDuration, shardRenewDeadline, shardRetryPeriod)
 	n.say("its Foo informer lists and watches only its buckets (a shard selector), and its Foo controller runs a key only while it holds the key's bucket.")
@@ -150,7 +172,7 @@ func runShards(ctx context.Context, n *narrator, replicas int) error {
 		d.stop()
 		return err
 	}
-	err := d.play(ctx)
+	err = d.play(ctx)
 	d.stop()
 	if ctx.Err() != nil {
 		n.say("\nInterrupted: every replica stopped. Bye.")
@@ -169,13 +191,17 @@ func (d *shardDemo) start(count int) error {
 	}
 	for i := range count {
 		r := &shardReplica{name: "replica-" + strconv.Itoa(i), done: make(chan error, 1)}
+		observer := d.log.observer(r.name)
+		if d.observe != nil {
+			observer = teeObserver(observer, d.observe(r.name))
+		}
 		r.leases = &severableLeases{ShardLeaseClient: d.srv.Resource(sc.LeasesGVR).Namespace("kube-system")}
 		ctl, err := sc.New(api, sc.Options{
 			Namespace: ns,
 			// One Deployment simulator, in the replica the demo never kills.
 			DeploymentSimulator: i == count-1,
 			Logger:              quietLogger,
-			Observer:            d.log.observer(r.name),
+			Observer:            observer,
 			Shard: &sc.ShardOptions{
 				Ring: "foos", Identity: r.name, LeaseClient: r.leases, Buckets: d.buckets,
 				LeaseDuration: shardLeaseDuration, RenewDeadline: shardRenewDeadline, RetryPeriod: shardRetryPeriod,
@@ -307,10 +333,7 @@ func (d *shardDemo) play(ctx context.Context) error {
 	d.n.chapter(2, "a replica dies", fmt.Sprintf("%s stops without a word: its Lease renewals fail, then it stops; it releases nothing. Its buckets %v are free only when their Leases expire (LeaseDuration %v).", victim.name, lost, shardLeaseDuration))
 	d.log.reset()
 	killed := time.Now()
-	victim.leases.cut.Store(true)
-	victim.cancel()
-	<-victim.done
-	victim.dead = true
+	d.kill(victim)
 	d.n.say("  %s is dead; its Foos %s have no replica now", victim.name, strings.Join(orphans, ", "))
 
 	d.n.chapter(3, "the survivors take over", "Each survivor sees the dead member's Lease expire, takes the buckets the ring now gives it, widens its shard selector (a relist) and reconciles the Foos it gained.")

@@ -59,7 +59,10 @@
 // the ring: which replica holds which buckets once it settles, then the
 // kill of replica-0 (its Lease client cut, then stopped, releasing
 // nothing) and the survivors taking its buckets once their Leases expire
-// and reconciling its Foos.
+// and reconciling its Foos. With Web as well, web_shard.go serves the page
+// with the replicas view instead: the state snapshot's Status carries the
+// replicas (lanes, the bucket Leases' holders, an overlap detector over
+// every replica's Reconciles), and the "kill-replica" control kills one.
 //
 // # Deterministic mode
 //

@@ -19,7 +19,7 @@ const distinctHolders = `(() => {
 // TestWebReplicasViewShowsThreeHoldersThenTwoAfterAKill opens the page of
 // `demo --web --shards 3`: the sixteen bucket tiles, read from the bucket
 // Leases, settle on three holders; "Kill a replica" on replica-0 makes its
-// tiles lose their holder once its Leases expire and then go to the two
+// lane counts down to its Leases' expiry, its tiles go to the two
 // survivors, and the overlap counter stays at 0 throughout.
 // Diagram: none (the ring of replicas). client-go: none.
 func TestWebReplicasViewShowsThreeHoldersThenTwoAfterAKill(t *testing.T) {
@@ -33,6 +33,7 @@ func TestWebReplicasViewShowsThreeHoldersThenTwoAfterAKill(t *testing.T) {
 
 	p.do(t, 5*time.Second, chromedp.Click(chromedp.CSS(`#replica-lanes li[data-name="replica-0"] button.kill`)))
 	p.waitFor(t, "replica-0 dead", `document.querySelector('#replica-lanes li[data-name="replica-0"]').classList.contains('dead')`, 10*time.Second)
+	p.waitFor(t, "the countdown to the Leases' expiry", `document.querySelector('#replica-lanes li[data-name="replica-0"]').textContent.includes('its Leases expire in')`, 10*time.Second)
 	p.waitFor(t, "sixteen tiles held by the two survivors", distinctHolders+` === 2 && ![...document.querySelectorAll('#bucket-tiles li')].some((t) => t.dataset.holder === 'replica-0')`, 30*time.Second)
 	p.screenshot(t, "replicas-two")
 

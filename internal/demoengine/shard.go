@@ -79,6 +79,7 @@ type shardReplica struct {
 	cancel context.CancelFunc
 	done   chan error
 	dead   bool
+	killed time.Time // when it was killed
 }
 
 // reconcileLog remembers, per Foo key, which replicas finished a Reconcile
@@ -152,6 +153,7 @@ func (d *shardDemo) kill(r *shardReplica) {
 	r.cancel()
 	<-r.done
 	r.dead = true
+	r.killed = time.Now()
 }
 
 // runShards plays the sharded demo with the given number of replicas.

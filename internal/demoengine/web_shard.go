@@ -72,11 +72,15 @@ func (c *shardControls) Info() pipelineweb.Info {
 }
 
 func (c *shardControls) Status() pipelineweb.Status {
-	rs := &pipelineweb.Replicas{Holders: c.holders(), Overlaps: c.overlaps.count()}
+	rs := &pipelineweb.Replicas{Holders: c.holders(), Overlaps: c.overlaps.count(),
+		LeaseDurationMS: float64(shardLeaseDuration) / float64(time.Millisecond)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range c.d.replicas {
 		lane := pipelineweb.ReplicaLane{Name: r.name, Alive: !r.dead}
+		if r.dead {
+			lane.DeadForMS = float64(time.Since(r.killed)) / float64(time.Millisecond)
+		}
 		if !r.dead {
 			m := r.ctl.ShardMember()
 			lane.Held = m.Held()

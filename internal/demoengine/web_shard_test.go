@@ -78,6 +78,9 @@ func TestKillReplicaControlKillsOnceAndNeverTheLast(t *testing.T) {
 		lane := c.Status().Replicas.Lanes[0]
 		assert.False(t, lane.Alive)
 		assert.Empty(t, lane.Held)
+		time.Sleep(time.Second)
+		assert.Equal(t, 1000.0, c.Status().Replicas.Lanes[0].DeadForMS, "the countdown: dead for a second")
+		assert.Equal(t, 4000.0, c.Status().Replicas.LeaseDurationMS)
 		_, err = c.Do(ctx, pipelineweb.Action{Name: "kill-replica", Args: map[string]string{"name": "replica-0"}})
 		assert.ErrorContains(t, err, "already dead")
 		_, err = c.Do(ctx, pipelineweb.Action{Name: "kill-replica", Args: map[string]string{"name": "replica-1"}})

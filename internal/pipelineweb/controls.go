@@ -93,12 +93,17 @@ type Replicas struct {
 	// Overlaps counts the times two replicas were in a Reconcile of one key
 	// at once: the protocol keeps it at 0.
 	Overlaps int `json:"overlaps"`
+	// LeaseDurationMS is the ring's LeaseDuration: how long a dead
+	// replica's buckets stay its own.
+	LeaseDurationMS float64 `json:"leaseDurationMs"`
 }
 
 // ReplicaLane is one replica of a ring.
 type ReplicaLane struct {
 	Name  string `json:"name"`
 	Alive bool   `json:"alive"`
+	// DeadForMS is how long ago a dead replica was killed.
+	DeadForMS float64 `json:"deadForMs,omitempty"`
 	// Cached is how many Foos its informer's cache holds.
 	Cached int `json:"cached"`
 	// InFlight is how many of its Reconciles are running.

@@ -337,7 +337,7 @@
         li.querySelector('button').addEventListener('click', () => {
           const name = li.dataset.name;
           act('kill-replica', { name }).then((ok) => {
-            if (ok) $('replica-msg').textContent = name + ' killed: its buckets go grey, then to the survivors once their Leases expire (' + leaseCountdown + ')';
+            if (ok) $('replica-msg').textContent = name + ' killed: its buckets go grey once their Leases expire, then to the survivors';
           });
         });
         lanes.append(li);
@@ -346,7 +346,9 @@
       li.className = 'h' + i + (l.alive ? '' : ' dead');
       const t = l.alive
         ? l.name + ': ' + (l.held || []).length + ' buckets · ' + l.cached + ' Foos cached · ' + l.inFlight + ' reconciling'
-        : l.name + ': dead';
+        : l.name + ': dead for ' + (l.deadForMs / 1000).toFixed(1) + ' s' + (l.deadForMs < r.leaseDurationMs
+          ? ' · its Leases expire in ' + ((r.leaseDurationMs - l.deadForMs) / 1000).toFixed(1) + ' s at most'
+          : ' · its Leases have expired: the survivors take its buckets and relist');
       const span = li.querySelector('.lane-text');
       if (span.textContent !== t) span.textContent = t;
       li.querySelector('button').disabled = !l.alive;
@@ -364,7 +366,6 @@
     });
     text('overlaps', String(r.overlaps));
   }
-  const leaseCountdown = 'a LeaseDuration';
 
   function renderState(s) {
     snap = s;

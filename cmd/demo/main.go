@@ -54,6 +54,7 @@ type options struct {
 	simulate      bool
 	web           bool
 	webAddr       string
+	shards        int
 	help          bool
 }
 
@@ -99,6 +100,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.simulate, "simulate-deployments", false, "with --server/--kubeconfig and the Foo CRD: also run the Deployment simulator, which writes Deployment status as kube-controller-manager would; for a server without one (cmd/fakeapi), never next to a real one")
 	fs.BoolVar(&o.web, "web", false, "serve a live web page of the diagram instead of playing the story (see --web-addr)")
 	fs.StringVar(&o.webAddr, "web-addr", "127.0.0.1:8080", "with --web: the address to serve the page on")
+	fs.IntVar(&o.shards, "shards", 0, "run this many sharded sample-controller replicas (2 or more) in one process over the embedded server, sharing 16 buckets through Leases; the demo shows who holds which buckets, kills one replica and shows the survivors take its buckets and reconcile its Foos")
 	fs.BoolVar(&o.help, "help", false, "show this help")
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -120,6 +122,14 @@ func parseFlags(args []string) (options, error) {
 	}
 	if o.speed <= 0 {
 		return o, &usageError{msg: fmt.Sprintf("--speed must be positive, got %v", o.speed)}
+	}
+	if o.shards != 0 {
+		if o.shards < 2 {
+			return o, &usageError{msg: fmt.Sprintf("--shards wants 2 or more replicas, got %d", o.shards)}
+		}
+		if o.server != "" || o.kubeconfig != "" {
+			return o, &usageError{msg: "--shards runs on the embedded server only, without --server or --kubeconfig"}
+		}
 	}
 	if o.server != "" && o.kubeconfig != "" {
 		return o, &usageError{msg: "--server and --kubeconfig exclude each other"}
@@ -164,7 +174,7 @@ func runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		Verbose: o.verbose,
 		Server:  o.server, Kubeconfig: o.kubeconfig, Resource: o.resource, Namespace: o.namespace,
 		SimulateDeployments: o.simulate,
-		Web:                 o.web, WebAddr: o.webAddr,
+		Web:                 o.web, WebAddr: o.webAddr, Shards: o.shards,
 		Settle: e.settle, StallAfter: e.stall, AnswerWithin: e.answerWithin, ProgressEvery: e.progressEvery,
 	}, stdin, stdout)
 }
@@ -196,6 +206,9 @@ Examples:
   demo --verbose --scenario basics       # with object diffs and the simulator's steps
   demo --web                             # a live page of the diagram at http://127.0.0.1:8080/
   demo --web --web-addr 127.0.0.1:9090   # the page on another port
+  demo --shards 3                        # three sharded replicas share 16 buckets; one is killed,
+                                         # the survivors take its buckets and reconcile its Foos
+  demo --web --shards 3                  # the replicas page: bucket tiles by holder, "kill a replica"
   demo --server http://127.0.0.1:8080    # narrate a running cmd/fakeapi (watch-only: configmaps)
   demo --server http://127.0.0.1:8080 --simulate-deployments
                                          # cmd/fakeapi --sample-resources has no Deployment controller:

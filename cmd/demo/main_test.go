@@ -141,7 +141,7 @@ func TestHelpExplainsEveryFlagWithExamples(t *testing.T) {
 	err := run(t.Context(), []string{"--help"}, strings.NewReader(""), &out, &errOut)
 
 	require.NoError(t, err)
-	for _, f := range []string{"--scenario", "--list-scenarios", "--step", "--speed", "--no-color", "--verbose", "--server", "--kubeconfig", "--resource", "--namespace", "--simulate-deployments"} {
+	for _, f := range []string{"--scenario", "--list-scenarios", "--step", "--speed", "--no-color", "--verbose", "--server", "--kubeconfig", "--resource", "--namespace", "--simulate-deployments", "--shards"} {
 		assert.GreaterOrEqual(t, strings.Count(out.String(), f), 2, "flag %s: described and shown in an example", f)
 	}
 	assert.Contains(t, out.String(), "NO_COLOR")
@@ -179,6 +179,8 @@ func TestBadFlagsAreUsageErrors(t *testing.T) {
 		{[]string{"--resource", "a.b"}, "RESOURCE.VERSION.GROUP"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--bogus"}, "flag provided but not defined"},
+		{[]string{"--shards", "1"}, "--shards wants 2 or more replicas"},
+		{[]string{"--shards", "3", "--server", "http://x"}, "embedded server only"},
 	} {
 		var out bytes.Buffer
 

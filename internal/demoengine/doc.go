@@ -51,6 +51,19 @@
 // without it the demo says, after a while, why the Foo stays Progressing
 // (stall.go).
 //
+// # Sharded mode
+//
+// With Options.Shards (cmd/demo --shards N) it plays no story: N sharded
+// sample controllers (samplecontroller.Options.Shard) run in one process
+// over the embedded server, with short test Leases, and shard.go narrates
+// the ring: which replica holds which buckets once it settles, then the
+// kill of replica-0 (its Lease client cut, then stopped, releasing
+// nothing) and the survivors taking its buckets once their Leases expire
+// and reconciling its Foos. With Web as well, web_shard.go serves the page
+// with the replicas view instead: the state snapshot's Status carries the
+// replicas (lanes, the bucket Leases' holders, an overlap detector over
+// every replica's Reconciles), and the "kill-replica" control kills one.
+//
 // # Deterministic mode
 //
 // The golden test runs the story inside a testing/synctest bubble and gives

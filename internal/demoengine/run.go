@@ -34,6 +34,11 @@ type Options struct {
 	// Web serves the live page at WebAddr instead of playing the story.
 	Web     bool
 	WebAddr string
+	// Shards, when 2 or more, runs that many sharded sample-controller
+	// replicas in one process over the embedded server instead of the
+	// story: the ring settles, then one replica is killed and the
+	// survivors take its buckets.
+	Shards int
 
 	// Settle, when set, makes the story deterministic (see gate): the
 	// golden test passes testing/synctest.Wait and runs inside a bubble.
@@ -152,6 +157,15 @@ func Run(ctx context.Context, o Options, stdin io.Reader, stdout io.Writer) erro
 		if opts.speed < 1 {
 			n.lineDelay = time.Duration((1/opts.speed - 1) * float64(150*time.Millisecond))
 		}
+	}
+	if o.Shards != 0 {
+		if opts.server != "" || opts.kubeconfig != "" {
+			return fmt.Errorf("demo: sharded mode runs on the embedded server only")
+		}
+		if o.Web {
+			return runWebShards(ctx, opts, n, o.Shards)
+		}
+		return runShards(ctx, n, o.Shards)
 	}
 	if o.Web {
 		return runWeb(ctx, opts, n, e)

@@ -77,6 +77,39 @@ type Status struct {
 	LatencyMS float64 `json:"latencyMs,omitempty"`
 	// Scenario is the scenario playing ("" if none).
 	Scenario string `json:"scenario,omitempty"`
+	// Replicas, when set, is the ring of sharded replicas the page shows
+	// (demo --web --shards N).
+	Replicas *Replicas `json:"replicas,omitempty"`
+}
+
+// Replicas is the state of a ring of sharded replicas: one lane per
+// replica, the holder of each bucket as its Lease says, and the overlap
+// detector.
+type Replicas struct {
+	Lanes []ReplicaLane `json:"lanes"`
+	// Holders has one entry per bucket: the identity in its Lease, "" when
+	// it has none or its Lease has expired.
+	Holders []string `json:"holders"`
+	// Overlaps counts the times two replicas were in a Reconcile of one key
+	// at once: the protocol keeps it at 0.
+	Overlaps int `json:"overlaps"`
+	// LeaseDurationMS is the ring's LeaseDuration: how long a dead
+	// replica's buckets stay its own.
+	LeaseDurationMS float64 `json:"leaseDurationMs"`
+}
+
+// ReplicaLane is one replica of a ring.
+type ReplicaLane struct {
+	Name  string `json:"name"`
+	Alive bool   `json:"alive"`
+	// DeadForMS is how long ago a dead replica was killed.
+	DeadForMS float64 `json:"deadForMs,omitempty"`
+	// Cached is how many Foos its informer's cache holds.
+	Cached int `json:"cached"`
+	// InFlight is how many of its Reconciles are running.
+	InFlight int `json:"inFlight"`
+	// Held are the buckets it holds, as it sees them.
+	Held []int `json:"held"`
 }
 
 // playback carries out the actions the Server handles itself.

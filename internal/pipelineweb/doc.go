@@ -36,7 +36,11 @@
 //     each page, by Server-Sent Events, a hello (history and state), then
 //     batches of events and, four times a second when it changed, the
 //     Model's snapshot. Its controls call [Controls], which cmd/demo
-//     implements (create, scale, delete, faults, scenarios).
+//     implements (create, scale, delete, faults, scenarios). With
+//     demo --web --shards N, its [Status] carries [Replicas] (a lane per
+//     sharded replica, the bucket Leases' holders, the overlap counter),
+//     which the page draws as its replicas view, and a "kill-replica"
+//     control.
 //  6. The page's three operations are also methods, with no HTTP:
 //     [Server.Stream] (the event stream), [Server.Act] (a control) and
 //     [Server.Object] (one cached object). cmd/playground calls them from

@@ -320,8 +320,56 @@
     : '<div class="chips"><span class="empty">none</span></div>';
   const text = (id, s) => { const el = $(id); if (el && el.textContent !== s) el.textContent = s; };
 
+  // renderReplicas draws the ring of sharded replicas (demo --web --shards
+  // N): a lane per replica, a tile per bucket coloured by its Lease's
+  // holder, and the overlap counter.
+  function renderReplicas(r) {
+    const section = $('replicas');
+    if (!r) { section.hidden = true; return; }
+    section.hidden = false;
+    const names = r.lanes.map((l) => l.name);
+    const lanes = $('replica-lanes');
+    r.lanes.forEach((l, i) => {
+      let li = lanes.children[i];
+      if (!li) {
+        li = document.createElement('li');
+        li.innerHTML = '<span class="lane-text"></span> <button type="button" class="kill">Kill a replica</button>';
+        li.querySelector('button').addEventListener('click', () => {
+          const name = li.dataset.name;
+          act('kill-replica', { name }).then((ok) => {
+            if (ok) $('replica-msg').textContent = name + ' killed: its buckets go grey once their Leases expire, then to the survivors';
+          });
+        });
+        lanes.append(li);
+      }
+      li.dataset.name = l.name;
+      li.className = 'h' + i + (l.alive ? '' : ' dead');
+      const t = l.alive
+        ? l.name + ': ' + (l.held || []).length + ' buckets · ' + l.cached + ' Foos cached · ' + l.inFlight + ' reconciling'
+        : l.name + ': dead for ' + (l.deadForMs / 1000).toFixed(1) + ' s' + (l.deadForMs < r.leaseDurationMs
+          ? ' · its Leases expire in ' + ((r.leaseDurationMs - l.deadForMs) / 1000).toFixed(1) + ' s at most'
+          : ' · its Leases have expired: the survivors take its buckets and relist');
+      const span = li.querySelector('.lane-text');
+      if (span.textContent !== t) span.textContent = t;
+      li.querySelector('button').disabled = !l.alive;
+      li.querySelector('button').setAttribute('aria-label', 'kill ' + l.name);
+    });
+    const tiles = $('bucket-tiles');
+    r.holders.forEach((h, b) => {
+      let li = tiles.children[b];
+      if (!li) { li = document.createElement('li'); tiles.append(li); }
+      const i = names.indexOf(h);
+      li.className = i >= 0 ? 'h' + i : 'none';
+      li.dataset.holder = h;
+      const t = b + ': ' + (h || '—');
+      if (li.textContent !== t) li.textContent = t;
+    });
+    text('overlaps', String(r.overlaps));
+  }
+
   function renderState(s) {
     snap = s;
+    renderReplicas(s.status.replicas);
     const refl = s.reflectors || [];
     const fifo = s.fifo || [];
     const cache = s.cache || [];

@@ -1,0 +1,104 @@
+package demoengine
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/internal/pipelineweb"
+	sc "github.com/informerlab/informerlab/samplecontroller"
+)
+
+// TestOverlapDetectorCountsTwoReplicasInOneKeysReconcile: a replica that
+// takes a key off its queue while another is still reconciling it is an
+// overlap; one after the other, or on different keys, is not.
+func TestOverlapDetectorCountsTwoReplicasInOneKeysReconcile(t *testing.T) {
+	o := &overlapDetector{running: map[string]map[string]bool{}}
+	a, b := o.observer("replica-0"), o.observer("replica-1")
+	req := func(name string) controller.Request {
+		return controller.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}
+	}
+	step := func(obs sc.Observer, s sc.Step, name string) {
+		obs(sc.Event{Step: s, Controller: sc.FooControllerName, Request: req(name)})
+	}
+
+	step(a, sc.StepGetKey, "x")
+	step(a, sc.StepReconcile, "x")
+	step(b, sc.StepGetKey, "x")
+	step(a, sc.StepGetKey, "y")
+	step(b, sc.StepReconcile, "x")
+	step(a, sc.StepReconcile, "y")
+	assert.Equal(t, 0, o.count(), "one after the other, or different keys")
+
+	step(a, sc.StepGetKey, "x")
+	step(b, sc.StepGetKey, "x")
+	assert.Equal(t, 1, o.count(), "two replicas in a Reconcile of x at once")
+	// The simulator's Reconciles are not the Foo controller's.
+	a(sc.Event{Step: sc.StepGetKey, Controller: sc.SimulatorControllerName, Request: req("x")})
+	assert.Equal(t, 1, o.count())
+}
+
+// TestKillReplicaControlKillsOnceAndNeverTheLast: the page's kill-replica
+// control kills a live replica, whose lane then shows it dead and holding
+// nothing; it refuses an unknown replica, a dead one, the last one and an
+// unknown action.
+func TestKillReplicaControlKillsOnceAndNeverTheLast(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		d, err := newShardDemo(ctx)
+		require.NoError(t, err)
+		defer d.srv.Close()
+		d.n = &narrator{out: &discard{}}
+		overlaps := &overlapDetector{running: map[string]map[string]bool{}}
+		d.observe = overlaps.observer
+		require.NoError(t, d.start(2))
+		defer d.stop()
+		c := &shardControls{d: d, overlaps: overlaps}
+		require.NoError(t, waitFor(ctx, "the ring settles", d.settled))
+		time.Sleep(shardRetryPeriod)
+
+		st := c.Status().Replicas
+		require.NotNil(t, st)
+		assert.Len(t, st.Holders, 16)
+		for b, h := range st.Holders {
+			assert.Contains(t, []string{"replica-0", "replica-1"}, h, "bucket %d", b)
+		}
+
+		_, err = c.Do(ctx, pipelineweb.Action{Name: "kill-replica", Args: map[string]string{"name": "replica-9"}})
+		assert.ErrorContains(t, err, `no replica "replica-9"`)
+		msg, err := c.Do(ctx, pipelineweb.Action{Name: "kill-replica", Args: map[string]string{"name": "replica-0"}})
+		require.NoError(t, err)
+		assert.Contains(t, msg, "replica-0 killed")
+		lane := c.Status().Replicas.Lanes[0]
+		assert.False(t, lane.Alive)
+		assert.Empty(t, lane.Held)
+		time.Sleep(time.Second)
+		assert.Equal(t, 1000.0, c.Status().Replicas.Lanes[0].DeadForMS, "the countdown: dead for a second")
+		assert.Equal(t, 4000.0, c.Status().Replicas.LeaseDurationMS)
+		_, err = c.Do(ctx, pipelineweb.Action{Name: "kill-replica", Args: map[string]string{"name": "replica-0"}})
+		assert.ErrorContains(t, err, "already dead")
+		_, err = c.Do(ctx, pipelineweb.Action{Name: "kill-replica", Args: map[string]string{"name": "replica-1"}})
+		assert.ErrorContains(t, err, "last replica")
+		_, err = c.Do(ctx, pipelineweb.Action{Name: "compact"})
+		assert.ErrorIs(t, err, pipelineweb.ErrUnknownAction)
+
+		// Once replica-0's Leases expire, every bucket is replica-1's.
+		require.NoError(t, waitFor(ctx, "the survivor takes over", d.settled))
+		time.Sleep(shardRetryPeriod)
+		for b, h := range c.Status().Replicas.Holders {
+			assert.Equal(t, "replica-1", h, "bucket %d", b)
+		}
+		assert.Equal(t, 0, c.Status().Replicas.Overlaps)
+	})
+}
+
+// discard is an io.Writer that keeps nothing.
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -27,6 +27,8 @@ func TestWebReplicasViewShowsThreeHoldersThenTwoAfterAKill(t *testing.T) {
 	p := openPage(t, url)
 
 	p.waitFor(t, "the replicas view", `!document.getElementById('replicas').hidden`, 10*time.Second)
+	p.waitFor(t, "the single pipeline's diagram, controls, log and inspector hidden: nothing drives them here",
+		`['controls', 'inspector', 'diagram-section', 'log-section', 'boxes'].every((id) => document.getElementById(id).hidden)`, 10*time.Second)
 	p.waitFor(t, "sixteen tiles held by three replicas", distinctHolders+` === 3`, 30*time.Second)
 	p.screenshot(t, "replicas-three")
 	assert.Equal(t, 3, p.count(t, "#replica-lanes li"))

@@ -327,6 +327,12 @@
     const section = $('replicas');
     if (!r) { section.hidden = true; return; }
     section.hidden = false;
+    // The sharded demo runs no single pipeline to draw or drive: the
+    // diagram, its controls, the log and the key inspector would stay empty.
+    for (const id of ['controls', 'inspector', 'diagram-section', 'log-section', 'boxes']) {
+      const el = $(id);
+      if (el && !el.hidden) el.hidden = true;
+    }
     const names = r.lanes.map((l) => l.name);
     const lanes = $('replica-lanes');
     r.lanes.forEach((l, i) => {

@@ -2,13 +2,11 @@ package samplecontroller_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -17,12 +15,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/internal/leasecut"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -115,48 +113,11 @@ func (j *journal) reset() {
 	j.mark = j.seq
 }
 
-// severable is a Lease client a test can cut: after cut every call fails,
-// as if the replica had crashed, so it neither renews nor releases.
-type severable struct {
-	controller.ShardLeaseClient
-	cut atomic.Bool
-}
-
-var errSevered = errors.New("lease client severed")
-
-func (s *severable) Get(ctx context.Context, name string, opts metav1.GetOptions) (runtime.Object, error) {
-	if s.cut.Load() {
-		return nil, errSevered
-	}
-	return s.ShardLeaseClient.Get(ctx, name, opts)
-}
-
-func (s *severable) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
-	if s.cut.Load() {
-		return nil, errSevered
-	}
-	return s.ShardLeaseClient.Create(ctx, obj, opts)
-}
-
-func (s *severable) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
-	if s.cut.Load() {
-		return nil, errSevered
-	}
-	return s.ShardLeaseClient.Update(ctx, obj, opts)
-}
-
-func (s *severable) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	if s.cut.Load() {
-		return nil, errSevered
-	}
-	return s.ShardLeaseClient.List(ctx, opts)
-}
-
 // replica is one sharded sample controller of a test ring.
 type replica struct {
 	name   string
 	sc     *sc.SampleController
-	leases *severable
+	leases *leasecut.Client
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -164,7 +125,7 @@ type replica struct {
 // crash cuts the replica off the Leases, then stops it: it releases
 // nothing, and its buckets are free only once their Leases expire.
 func (r *replica) crash(t *testing.T) {
-	r.leases.cut.Store(true)
+	r.leases.Cut()
 	r.cancel()
 	assert.NoError(t, <-r.done, "replica %s Run", r.name)
 	r.done = nil
@@ -180,7 +141,7 @@ func startReplicas(t *testing.T, srv *fakeapi.Server, n int, j *journal) []*repl
 	var rs []*replica
 	for i := range n {
 		r := &replica{name: "replica-" + strconv.Itoa(i), done: make(chan error, 1)}
-		r.leases = &severable{ShardLeaseClient: srv.Resource(sc.LeasesGVR).Namespace("kube-system")}
+		r.leases = leasecut.New(srv.Resource(sc.LeasesGVR).Namespace("kube-system"))
 		var err error
 		r.sc, err = sc.New(api, sc.Options{
 			Namespace:           ns,

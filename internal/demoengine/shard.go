@@ -2,22 +2,20 @@ package demoengine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/internal/leasecut"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -33,49 +31,11 @@ const (
 	shardWithin = 60 * time.Second
 )
 
-// severableLeases is a replica's Lease client that the demo can cut: after
-// cut every call fails, as if the process had died, so the replica neither
-// renews nor releases its Leases.
-type severableLeases struct {
-	controller.ShardLeaseClient
-	cut atomic.Bool
-}
-
-var errLeasesCut = errors.New("demo: the replica is dead: its Lease calls fail")
-
-func (s *severableLeases) Get(ctx context.Context, name string, opts metav1.GetOptions) (runtime.Object, error) {
-	if s.cut.Load() {
-		return nil, errLeasesCut
-	}
-	return s.ShardLeaseClient.Get(ctx, name, opts)
-}
-
-func (s *severableLeases) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
-	if s.cut.Load() {
-		return nil, errLeasesCut
-	}
-	return s.ShardLeaseClient.Create(ctx, obj, opts)
-}
-
-func (s *severableLeases) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
-	if s.cut.Load() {
-		return nil, errLeasesCut
-	}
-	return s.ShardLeaseClient.Update(ctx, obj, opts)
-}
-
-func (s *severableLeases) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	if s.cut.Load() {
-		return nil, errLeasesCut
-	}
-	return s.ShardLeaseClient.List(ctx, opts)
-}
-
 // shardReplica is one sample controller of the demo's ring.
 type shardReplica struct {
 	name   string
 	ctl    *sc.SampleController
-	leases *severableLeases
+	leases *leasecut.Client
 	cancel context.CancelFunc
 	done   chan error
 	dead   bool
@@ -149,7 +109,7 @@ func newShardDemo(ctx context.Context) (*shardDemo, error) {
 
 // kill cuts r off the Leases, then stops it: it releases nothing.
 func (d *shardDemo) kill(r *shardReplica) {
-	r.leases.cut.Store(true)
+	r.leases.Cut()
 	r.cancel()
 	<-r.done
 	r.dead = true
@@ -197,7 +157,7 @@ func (d *shardDemo) start(count int) error {
 		if d.observe != nil {
 			observer = teeObserver(observer, d.observe(r.name))
 		}
-		r.leases = &severableLeases{ShardLeaseClient: d.srv.Resource(sc.LeasesGVR).Namespace("kube-system")}
+		r.leases = leasecut.New(d.srv.Resource(sc.LeasesGVR).Namespace("kube-system"))
 		ctl, err := sc.New(api, sc.Options{
 			Namespace: ns,
 			// One Deployment simulator, in the replica the demo never kills.

@@ -2,7 +2,6 @@ package samplecontrollertest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
@@ -10,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,13 +16,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/internal/leasecut"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -103,48 +101,11 @@ func (j *ringJournal) reconciledAfter(key string, since time.Time, replicas []st
 	return time.Time{}, false
 }
 
-// cuttable is a Lease client a test can cut: after cut every call fails, so
-// the replica neither renews nor releases, as if it had been killed.
-type cuttable struct {
-	controller.ShardLeaseClient
-	cut atomic.Bool
-}
-
-var errCut = errors.New("lease client cut")
-
-func (c *cuttable) Get(ctx context.Context, name string, opts metav1.GetOptions) (runtime.Object, error) {
-	if c.cut.Load() {
-		return nil, errCut
-	}
-	return c.ShardLeaseClient.Get(ctx, name, opts)
-}
-
-func (c *cuttable) Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error) {
-	if c.cut.Load() {
-		return nil, errCut
-	}
-	return c.ShardLeaseClient.Create(ctx, obj, opts)
-}
-
-func (c *cuttable) Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error) {
-	if c.cut.Load() {
-		return nil, errCut
-	}
-	return c.ShardLeaseClient.Update(ctx, obj, opts)
-}
-
-func (c *cuttable) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	if c.cut.Load() {
-		return nil, errCut
-	}
-	return c.ShardLeaseClient.List(ctx, opts)
-}
-
 // ringReplica is one sharded sample controller in this process.
 type ringReplica struct {
 	name   string
 	ctrl   *sc.SampleController
-	leases *cuttable
+	leases *leasecut.Client
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -167,7 +128,7 @@ func (r *ringReplica) stop(t *testing.T) {
 // kill cuts the replica off the Leases and stops it: no renewal, no
 // release; its buckets are free only once their Leases expire.
 func (r *ringReplica) kill(t *testing.T) {
-	r.leases.cut.Store(true)
+	r.leases.Cut()
 	r.stop(t)
 }
 
@@ -181,7 +142,7 @@ func startRing(t *testing.T, c *client.Client, ns, ring string, j *ringJournal) 
 	const n = 3
 	for i := range n {
 		r := &ringReplica{name: "replica-" + strconv.Itoa(i), done: make(chan error, 1)}
-		r.leases = &cuttable{ShardLeaseClient: c.Resource(sc.LeasesGVR).Namespace(ns)}
+		r.leases = leasecut.New(c.Resource(sc.LeasesGVR).Namespace(ns))
 		var err error
 		r.ctrl, err = sc.New(api, sc.Options{
 			Namespace:           ns,

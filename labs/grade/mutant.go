@@ -19,9 +19,7 @@ import (
 // binary runs again, selecting a helper test that grades one mutant.
 //
 //	func TestHelperMutant(t *testing.T) {
-//		if name := grade.Mutant(); name != "" {
-//			grade.Lab(t, "mutant", Behaviours(mutants[name]))
-//		}
+//		grade.GradeMutant(t, Behaviours, mutants) // mutants: name → Impl
 //	}
 //
 //	func TestSuiteCatchesEveryMistake(t *testing.T) {
@@ -208,4 +206,28 @@ type Mistake struct {
 	// detector reports it for sure, so CatchesMistakes skips the mistake
 	// in a binary built without -race (where it may crash the grader).
 	NeedsRace bool
+}
+
+// GradeMutant is the body of a suite's helper test: in the child process
+// [FailedInChild] starts, it grades impls[Mutant()] with behaviours; in the
+// parent process it does nothing. A name impls lacks fails the test.
+//
+//	func TestHelperMutant(t *testing.T) {
+//		impls := map[string]mysuite.Impl{"learner": learner(mistakes{})}
+//		for _, m := range catalogue {
+//			impls[m.Name] = m.impl
+//		}
+//		grade.GradeMutant(t, mysuite.Behaviours, impls)
+//	}
+func GradeMutant[I any](t *testing.T, behaviours func(I) []Behaviour, impls map[string]I) {
+	t.Helper()
+	name := Mutant()
+	if name == "" {
+		return
+	}
+	impl, ok := impls[name]
+	if !ok {
+		t.Fatalf("no mutant %q", name)
+	}
+	Lab(t, "mutant-"+name, behaviours(impl))
 }

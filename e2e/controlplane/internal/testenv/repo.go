@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/e2e/controlplane"
 )
 
 // mainModule is the main module's go.mod module line.
@@ -30,16 +32,33 @@ func RepoRoot(t testing.TB) string {
 	}
 }
 
-var crdOnce sync.Once
+// crdInstalled holds, per control plane, whether the Foo CRD is installed.
+var crdInstalled struct {
+	mu   sync.Mutex
+	done map[*controlplane.ControlPlane]bool
+}
 
 // InstallFooCRD applies samplecontroller/testdata/foo-crd.yaml with kubectl,
 // once per test binary, and waits until the CRD is Established: the server
 // then serves Foos.
 func InstallFooCRD(t testing.TB) {
 	t.Helper()
-	crdOnce.Do(func() {
-		path := filepath.Join(RepoRoot(t), "samplecontroller", "testdata", "foo-crd.yaml")
-		Kubectl(t, "apply", "-f", path)
-		Kubectl(t, "wait", "--for=condition=Established", "--timeout=60s", "crd/foos.samplecontroller.k8s.io")
-	})
+	InstallFooCRDOn(t, ControlPlane(t))
+}
+
+// InstallFooCRDOn is InstallFooCRD on the control plane cp.
+func InstallFooCRDOn(t testing.TB, cp *controlplane.ControlPlane) {
+	t.Helper()
+	crdInstalled.mu.Lock()
+	defer crdInstalled.mu.Unlock()
+	if crdInstalled.done[cp] {
+		return
+	}
+	path := filepath.Join(RepoRoot(t), "samplecontroller", "testdata", "foo-crd.yaml")
+	KubectlOn(t, cp, "apply", "-f", path)
+	KubectlOn(t, cp, "wait", "--for=condition=Established", "--timeout=60s", "crd/foos.samplecontroller.k8s.io")
+	if crdInstalled.done == nil {
+		crdInstalled.done = map[*controlplane.ControlPlane]bool{}
+	}
+	crdInstalled.done[cp] = true
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,14 @@ import (
 
 // shared is the control plane Main started; nil outside Main.
 var shared *controlplane.ControlPlane
+
+// gateOff is the second control plane GateOff starts on first use, with
+// the ShardedListAndWatch gate off; Run stops it.
+var gateOff struct {
+	once sync.Once
+	cp   *controlplane.ControlPlane
+	err  error
+}
 
 // Main starts one control plane, runs the tests, stops the control plane and
 // exits. Call it from TestMain. The first run on a machine builds
@@ -53,10 +62,15 @@ func Run(m *testing.M) int {
 	}
 	shared = cp
 	code := m.Run()
-	if err := cp.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "testenv: stop:", err)
-		if code == 0 {
-			code = 1
+	for _, p := range []*controlplane.ControlPlane{gateOff.cp, cp} {
+		if p == nil {
+			continue
+		}
+		if err := p.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "testenv: stop:", err)
+			if code == 0 {
+				code = 1
+			}
 		}
 	}
 	return code
@@ -67,6 +81,30 @@ func ControlPlane(t testing.TB) *controlplane.ControlPlane {
 	t.Helper()
 	require.NotNil(t, shared, "testenv: no control plane: call testenv.Main from TestMain")
 	return shared
+}
+
+// GateOff returns a second control plane, started on the first call of the
+// test binary (a few seconds with cached binaries) and stopped by Main: the
+// same kube-apiserver and etcd versions, its own etcd, with the
+// ShardedListAndWatch feature gate off, as a cluster that does not serve
+// shard selectors. Tests of sharding run on both: [ControlPlane] filters a
+// list or watch by shardSelector, GateOff answers as if none were asked.
+// Use ClientOf, NamespaceOn, InstallFooCRDOn and KubectlOn with it.
+func GateOff(t testing.TB) *controlplane.ControlPlane {
+	t.Helper()
+	require.NotNil(t, shared, "testenv: no control plane: call testenv.Main from TestMain")
+	gateOff.once.Do(func() {
+		logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		gateOff.cp, gateOff.err = controlplane.Start(ctx, controlplane.Options{
+			Logger: logger.With("plane", "gate-off"),
+			// Later flags win: this turns off the gate the default flags turn on.
+			ExtraAPIServerFlags: []string{"--feature-gates=ShardedListAndWatch=false"},
+		})
+	})
+	require.NoError(t, gateOff.err, "testenv: start the gate-off control plane")
+	return gateOff.cp
 }
 
 // Scheme returns a scheme with the core/v1 types: ConfigMaps, PodTemplates,
@@ -83,7 +121,13 @@ func Scheme(t testing.TB) *runtime.Scheme {
 // client.LoadKubeconfig, with scheme (nil: everything unstructured).
 func Client(t testing.TB, scheme *runtime.Scheme) *client.Client {
 	t.Helper()
-	cfg, err := client.LoadKubeconfig(ControlPlane(t).KubeconfigPath)
+	return ClientOf(t, ControlPlane(t), scheme)
+}
+
+// ClientOf is Client for the control plane cp (ControlPlane or GateOff).
+func ClientOf(t testing.TB, cp *controlplane.ControlPlane, scheme *runtime.Scheme) *client.Client {
+	t.Helper()
+	cfg, err := client.LoadKubeconfig(cp.KubeconfigPath)
 	require.NoError(t, err)
 	c, err := client.New(cfg, scheme)
 	require.NoError(t, err)
@@ -95,8 +139,14 @@ func Client(t testing.TB, scheme *runtime.Scheme) *client.Client {
 // namespaces without kube-controller-manager).
 func Namespace(t testing.TB) string {
 	t.Helper()
+	return NamespaceOn(t, ControlPlane(t))
+}
+
+// NamespaceOn is Namespace on the control plane cp.
+func NamespaceOn(t testing.TB, cp *controlplane.ControlPlane) string {
+	t.Helper()
 	name := namespaceName(t.Name())
-	nss := Client(t, nil).Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
+	nss := ClientOf(t, cp, nil).Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
 	ns := &corev1.Namespace{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -148,13 +198,26 @@ func KubectlErr(t testing.TB, args ...string) (string, error) {
 	return KubectlStdin(t, "", args...)
 }
 
+// KubectlOn is Kubectl against the control plane cp.
+func KubectlOn(t testing.TB, cp *controlplane.ControlPlane, args ...string) string {
+	t.Helper()
+	out, err := kubectl(t, cp, "", args...)
+	require.NoError(t, err, "kubectl %s", strings.Join(args, " "))
+	return out
+}
+
 // KubectlStdin runs kubectl with stdin as its standard input (for "-f -"),
 // and returns its standard output and its error, which carries stderr.
 func KubectlStdin(t testing.TB, stdin string, args ...string) (string, error) {
 	t.Helper()
+	return kubectl(t, ControlPlane(t), stdin, args...)
+}
+
+func kubectl(t testing.TB, cp *controlplane.ControlPlane, stdin string, args ...string) (string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	full := append([]string{"--kubeconfig", ControlPlane(t).KubeconfigPath, "--cache-dir", t.TempDir()}, args...)
+	full := append([]string{"--kubeconfig", cp.KubeconfigPath, "--cache-dir", t.TempDir()}, args...)
 	cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", full...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stderr strings.Builder

@@ -72,19 +72,24 @@ func (m *relistMeter) read() relistBurst {
 // informer.
 func (m *relistMeter) watchCache(inf informer.SharedIndexInformer) error {
 	_, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc: func(any) {
-			m.mu.Lock()
-			defer m.mu.Unlock()
-			m.added++
-			m.addedAll++
-		},
-		DeleteFunc: func(any) {
-			m.mu.Lock()
-			defer m.mu.Unlock()
-			m.deleted++
-		},
+		AddFunc:    func(any) { m.add() },
+		DeleteFunc: func(any) { m.del() },
 	})
 	return err
+}
+
+// add records a Foo added to the cache; del one deleted from it.
+func (m *relistMeter) add() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.added++
+	m.addedAll++
+}
+
+func (m *relistMeter) del() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.deleted++
 }
 
 // meteredResource is a Foo API handle that shows the meter the shard

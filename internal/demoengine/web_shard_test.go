@@ -188,3 +188,34 @@ func TestReplicaLanesShowQueueDeploymentsAndTheRelistBurstOfATakeover(t *testing
 		assert.Equal(t, 0, c.Status().Replicas.Overlaps)
 	})
 }
+
+// TestRelistMeterCountsListsThatChangeTheShardSelector: the first list is
+// the initial one; a list with the same selector (a page, the member's
+// reference list, a relist after an error) is no new relist; each change
+// of selector is one, and the cache's adds and deletes are counted from
+// the last one on.
+// Diagram: steps 1, 2. client-go: none (a view of Reflector relists).
+func TestRelistMeterCountsListsThatChangeTheShardSelector(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := &relistMeter{}
+
+		m.saw("none")
+		m.add()
+		m.saw("none")
+		assert.Equal(t, relistBurst{added: 1, addedAll: 1}, m.read(), "the initial list: no relist")
+
+		time.Sleep(time.Second)
+		m.saw("buckets 0-3")
+		m.saw("buckets 0-3")
+		m.add()
+		m.add()
+		at := time.Now()
+		time.Sleep(time.Second)
+		assert.Equal(t, relistBurst{relists: 1, at: at, added: 2, addedAll: 3}, m.read())
+
+		m.saw("buckets 0-1")
+		m.del()
+		m.del()
+		assert.Equal(t, relistBurst{relists: 2, at: time.Now(), deleted: 2, addedAll: 3}, m.read(), "a narrowing relist: Foos lost")
+	})
+}

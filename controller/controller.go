@@ -249,6 +249,15 @@ func (c *Controller) Counts() ReconcileCounts {
 	return c.counts.snapshot()
 }
 
+// QueueLen returns how many Requests wait on the controller's queue now,
+// ready for a worker (step 8): the queue's Len. Requests in a Reconcile and
+// Requests waiting out a backoff or a RequeueAfter are not counted; a
+// Request added several times while it waits counts once. It is a reading
+// for a view or a metric, stale as soon as it returns.
+//
+// client-go: controller-runtime's workqueue_depth metric.
+func (c *Controller) QueueLen() int { return c.queue.Len() }
+
 // ReconcileCounts counts finished Reconciles by outcome.
 //
 // client-go: controller-runtime's controller_runtime_reconcile_total,

@@ -223,3 +223,39 @@ func TestStopLeavesQueuedRequestsAndWaitsForWorkers(t *testing.T) {
 		assert.Equal(t, int32(1), finished.Load(), "b and c were dropped")
 	})
 }
+
+// TestQueueLenCountsRequestsWaitingForAWorker: with the one worker held in
+// a Reconcile of a, QueueLen counts b and c, waiting; a added again while
+// it is reconciled, and b added twice, change nothing; once the worker is
+// let go the queue drains to 0.
+// Diagram: steps 7, 8. client-go: controller-runtime's workqueue_depth metric.
+func TestQueueLenCountsRequestsWaitingForAWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		r := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+			if req.Name == "a" {
+				<-release
+			}
+			return controller.Result{}, nil
+		})
+		c, err := controller.New("test", r, controller.Options{Logger: quiet})
+		require.NoError(t, err)
+		ch := make(chan controller.GenericEvent, 8)
+		require.NoError(t, c.Watch(controller.Channel(ch, controller.EnqueueRequestForObject{})))
+		assert.Equal(t, 0, c.QueueLen(), "before Start")
+		start(t, c)
+
+		ch <- controller.GenericEvent{Object: newCM("ns", "a")}
+		synctest.Wait()
+		for _, name := range []string{"b", "c", "a", "b"} {
+			ch <- controller.GenericEvent{Object: newCM("ns", name)}
+		}
+		synctest.Wait()
+
+		assert.Equal(t, 2, c.QueueLen(), "b and c wait; a is in its Reconcile, and its second add waits for it to end")
+		close(release)
+		synctest.Wait()
+		assert.Equal(t, 0, c.QueueLen(), "drained")
+		assert.Equal(t, int64(4), c.Counts().Success, "a twice, b and c once")
+	})
+}

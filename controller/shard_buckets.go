@@ -13,7 +13,9 @@ import (
 // DefaultShardBuckets is the number of buckets of a [ShardMember] when
 // ShardOptions.Buckets is 0. Keep it at least four times the largest number
 // of replicas: a replica's share is a whole number of buckets, so with B
-// buckets and N replicas the busiest holds ⌈B/N⌉ of them.
+// buckets and N replicas the busiest holds at least ⌈B/N⌉ of them, and
+// rendezvous hashing often gives it more (7 of 16 among 3 is typical; see
+// docs/sharding.md, "The rendezvous ring").
 const DefaultShardBuckets = 16
 
 // shardKey is the field every bucket hashes: the uid, which never changes, so

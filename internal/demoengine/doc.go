@@ -63,6 +63,9 @@
 // with the replicas view instead: the state snapshot's Status carries the
 // replicas (lanes, the bucket Leases' holders, an overlap detector over
 // every replica's Reconciles), and the "kill-replica" control kills one.
+// Each lane reads its replica's caches and Foo queue, and a relist meter
+// (shard_relist.go) on its Foo API handle counts the lists that change the
+// shard selector, and its cache's adds and deletes since the last one.
 //
 // # Deterministic mode
 //

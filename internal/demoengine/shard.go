@@ -40,6 +40,8 @@ type shardReplica struct {
 	done   chan error
 	dead   bool
 	killed time.Time // when it was killed
+	// relists counts its Foo informer's relists and what each brought.
+	relists *relistMeter
 }
 
 // reconcileLog remembers, per Foo key, which replicas finished a Reconcile
@@ -148,11 +150,16 @@ func runShards(ctx context.Context, n *narrator, replicas int) error {
 }
 
 func (d *shardDemo) start(count int) error {
-	api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
-		return d.srv.Resource(gvr).Namespace(namespace)
-	}
 	for i := range count {
-		r := &shardReplica{name: "replica-" + strconv.Itoa(i), done: make(chan error, 1)}
+		r := &shardReplica{name: "replica-" + strconv.Itoa(i), done: make(chan error, 1), relists: &relistMeter{}}
+		// Each replica's Foo lists go through its relist meter.
+		api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+			res := d.srv.Resource(gvr).Namespace(namespace)
+			if gvr == sc.FoosGVR {
+				return meteredResource{Resource: res, m: r.relists}
+			}
+			return res
+		}
 		observer := d.log.observer(r.name)
 		if d.observe != nil {
 			observer = teeObserver(observer, d.observe(r.name))
@@ -170,6 +177,13 @@ func (d *shardDemo) start(count int) error {
 			},
 		})
 		if err != nil {
+			return err
+		}
+		inf, err := ctl.Manager().GetInformer(sc.FoosGVR, &sc.Foo{})
+		if err != nil {
+			return err
+		}
+		if err := r.relists.watchCache(inf); err != nil {
 			return err
 		}
 		r.ctl = ctl

@@ -90,6 +90,15 @@ func (c *shardControls) Status() pipelineweb.Status {
 			if inf, err := r.ctl.Manager().GetInformer(sc.FoosGVR, &sc.Foo{}); err == nil {
 				lane.Cached = len(inf.GetIndexer().ListKeys())
 			}
+			if inf, err := r.ctl.Manager().GetInformer(sc.DeploymentsGVR, &sc.Deployment{}); err == nil {
+				lane.Deployments = len(inf.GetIndexer().ListKeys())
+			}
+			lane.Queue = r.ctl.FooController().QueueLen()
+		}
+		burst := r.relists.read()
+		lane.Relists, lane.LastRelistAdded, lane.LastRelistDeleted = burst.relists, burst.added, burst.deleted
+		if burst.relists > 0 {
+			lane.LastRelistAgoMS = float64(time.Since(burst.at)) / float64(time.Millisecond)
 		}
 		rs.Lanes = append(rs.Lanes, lane)
 	}

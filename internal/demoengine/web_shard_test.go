@@ -2,12 +2,15 @@ package demoengine
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
@@ -102,3 +105,117 @@ func TestKillReplicaControlKillsOnceAndNeverTheLast(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestReplicaLanesShowQueueDeploymentsAndTheRelistBurstOfATakeover: each
+// lane shows its Foo and Deployment caches and its Foo queue. With the
+// survivor's Foo worker held in its first Reconcile of a Foo it takes over,
+// the others pile up in its queue, and its lane shows the relists that
+// brought them: one or more (the member may gain the buckets over more than
+// one change of selector), which added the dead replica's Foos and nothing
+// else.
+// Diagram: steps 1, 2, 7. client-go: none (the ring of replicas).
+func TestReplicaLanesShowQueueDeploymentsAndTheRelistBurstOfATakeover(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		d, err := newShardDemo(ctx)
+		require.NoError(t, err)
+		defer d.srv.Close()
+		d.n = &narrator{out: &discard{}}
+		overlaps := &overlapDetector{running: map[string]map[string]bool{}}
+		var orphans sync.Map // keys of the Foos replica-0 holds when it is killed
+		release := make(chan struct{})
+		d.observe = func(replica string) sc.Observer {
+			count := overlaps.observer(replica)
+			return func(e sc.Event) {
+				count(e)
+				if _, orphan := orphans.Load(e.Request.String()); orphan && replica == "replica-1" && e.Controller == sc.FooControllerName && e.Step == sc.StepGetKey {
+					<-release
+				}
+			}
+		}
+		require.NoError(t, d.start(2))
+		defer d.stop()
+		c := &shardControls{d: d, overlaps: overlaps}
+		require.NoError(t, waitFor(ctx, "the ring settles", d.settled))
+		require.NoError(t, waitFor(ctx, "every Foo has its Deployment", func() bool {
+			list, err := d.srv.Resource(sc.DeploymentsGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
+			return err == nil && len(list.(*sc.DeploymentList).Items) == shardFoos
+		}))
+		time.Sleep(shardRetryPeriod)
+
+		before := c.Status().Replicas.Lanes
+		require.Len(t, before, 2)
+		assert.Equal(t, shardFoos, before[0].Cached+before[1].Cached, "the Foos split between the caches")
+		for _, l := range before {
+			assert.GreaterOrEqual(t, l.Deployments, l.Cached, "%s caches at least its Foos' Deployments", l.Name)
+			assert.LessOrEqual(t, l.Deployments, shardFoos, l.Name)
+			assert.Equal(t, 0, l.Queue, "%s: settled, nothing waits", l.Name)
+			assert.GreaterOrEqual(t, l.Relists, 1, "%s relisted when it gained its first buckets", l.Name)
+		}
+		all, err := d.fooBuckets(ctx)
+		require.NoError(t, err)
+		lost := d.replicas[0].ctl.ShardMember().Held()
+		lostFoos := 0
+		for key, b := range all {
+			if slices.Contains(lost, b) {
+				orphans.Store(key, true)
+				lostFoos++
+			}
+		}
+		require.Positive(t, lostFoos, "replica-0 holds Foos")
+		addedBefore := d.replicas[1].relists.read().addedAll
+
+		_, err = c.Do(ctx, pipelineweb.Action{Name: "kill-replica", Args: map[string]string{"name": "replica-0"}})
+		require.NoError(t, err)
+		require.NoError(t, waitFor(ctx, "the survivor takes over", d.settled))
+		require.NoError(t, waitFor(ctx, "the survivor caches every Foo", func() bool { return c.Status().Replicas.Lanes[1].Cached == shardFoos }))
+		synctest.Wait()
+
+		after := c.Status().Replicas.Lanes[1]
+		t.Logf("survivor before the kill: %+v", before[1])
+		t.Logf("survivor after the takeover: %+v", after)
+		assert.Greater(t, after.Relists, before[1].Relists, "the takeover relisted")
+		assert.Equal(t, lostFoos, d.replicas[1].relists.read().addedAll-addedBefore, "the relists since the kill added replica-0's Foos, and only them")
+		assert.Positive(t, after.LastRelistAdded, "the last relist brought some of them")
+		assert.LessOrEqual(t, after.LastRelistAdded, lostFoos)
+		assert.Zero(t, after.LastRelistDeleted, "a survivor only gains")
+		assert.Positive(t, after.LastRelistAgoMS)
+		assert.Less(t, after.LastRelistAgoMS, float64(shardLeaseDuration/time.Millisecond), "the last relist came after the kill")
+		assert.Equal(t, lostFoos-1, after.Queue, "one gained Foo in the held worker's Reconcile, the others queued")
+
+		close(release)
+		require.NoError(t, waitFor(ctx, "the queue drains", func() bool { return c.Status().Replicas.Lanes[1].Queue == 0 }))
+		assert.Equal(t, 0, c.Status().Replicas.Overlaps)
+	})
+}
+
+// TestRelistMeterCountsListsThatChangeTheShardSelector: the first list is
+// the initial one; a list with the same selector (a page, the member's
+// reference list, a relist after an error) is no new relist; each change
+// of selector is one, and the cache's adds and deletes are counted from
+// the last one on.
+// Diagram: steps 1, 2. client-go: none (a view of Reflector relists).
+func TestRelistMeterCountsListsThatChangeTheShardSelector(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := &relistMeter{}
+
+		m.saw("none")
+		m.add()
+		m.saw("none")
+		assert.Equal(t, relistBurst{added: 1, addedAll: 1}, m.read(), "the initial list: no relist")
+
+		time.Sleep(time.Second)
+		m.saw("buckets 0-3")
+		m.saw("buckets 0-3")
+		m.add()
+		m.add()
+		at := time.Now()
+		time.Sleep(time.Second)
+		assert.Equal(t, relistBurst{relists: 1, at: at, added: 2, addedAll: 3}, m.read())
+
+		m.saw("buckets 0-1")
+		m.del()
+		m.del()
+		assert.Equal(t, relistBurst{relists: 2, at: time.Now(), deleted: 2, addedAll: 3}, m.read(), "a narrowing relist: Foos lost")
+	})
+}

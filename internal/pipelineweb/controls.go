@@ -106,10 +106,26 @@ type ReplicaLane struct {
 	DeadForMS float64 `json:"deadForMs,omitempty"`
 	// Cached is how many Foos its informer's cache holds.
 	Cached int `json:"cached"`
+	// Deployments is how many Deployments its Deployment informer's cache
+	// holds.
+	Deployments int `json:"deployments"`
+	// Queue is how many Requests wait on its Foo controller's queue for a
+	// worker.
+	Queue int `json:"queue"`
 	// InFlight is how many of its Reconciles are running.
 	InFlight int `json:"inFlight"`
 	// Held are the buckets it holds, as it sees them.
 	Held []int `json:"held"`
+	// Relists counts the relists of its Foo informer since it started (the
+	// initial list not counted): one each time its buckets, and so its
+	// shard selector, changed.
+	Relists int `json:"relists"`
+	// LastRelistAgoMS is how long ago the last relist began (0 if none);
+	// LastRelistAdded and LastRelistDeleted count the Foos added to and
+	// deleted from the cache since: a takeover's burst of gained Foos.
+	LastRelistAgoMS   float64 `json:"lastRelistAgoMs,omitempty"`
+	LastRelistAdded   int     `json:"lastRelistAdded"`
+	LastRelistDeleted int     `json:"lastRelistDeleted"`
 }
 
 // playback carries out the actions the Server handles itself.

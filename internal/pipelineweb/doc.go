@@ -38,7 +38,8 @@
 //     Model's snapshot. Its controls call [Controls], which cmd/demo
 //     implements (create, scale, delete, faults, scenarios). With
 //     demo --web --shards N, its [Status] carries [Replicas] (a lane per
-//     sharded replica, the bucket Leases' holders, the overlap counter),
+//     sharded replica with its caches, queue and relists, the bucket
+//     Leases' holders, the overlap counter),
 //     which the page draws as its replicas view, and a "kill-replica"
 //     control.
 //  6. The page's three operations are also methods, with no HTTP:

@@ -320,6 +320,9 @@
     : '<div class="chips"><span class="empty">none</span></div>';
   const text = (id, s) => { const el = $(id); if (el && el.textContent !== s) el.textContent = s; };
 
+  // relistGlowMS is how long a lane stays lit after a relist.
+  const relistGlowMS = 3000;
+
   // renderReplicas draws the ring of sharded replicas (demo --web --shards
   // N): a lane per replica, a tile per bucket coloured by its Lease's
   // holder, and the overlap counter.
@@ -339,7 +342,7 @@
       let li = lanes.children[i];
       if (!li) {
         li = document.createElement('li');
-        li.innerHTML = '<span class="lane-text"></span> <button type="button" class="kill">Kill a replica</button>';
+        li.innerHTML = '<span class="lane-text"></span> <span class="lane-relists"></span> <button type="button" class="kill">Kill a replica</button>';
         li.querySelector('button').addEventListener('click', () => {
           const name = li.dataset.name;
           act('kill-replica', { name }).then((ok) => {
@@ -349,14 +352,23 @@
         lanes.append(li);
       }
       li.dataset.name = l.name;
-      li.className = 'h' + i + (l.alive ? '' : ' dead');
+      // A relist in the last few seconds lights the lane up: the burst of
+      // Foos a gain of buckets brings.
+      const fresh = l.alive && l.relists > 0 && (l.lastRelistAgoMs || 0) < relistGlowMS;
+      li.className = 'h' + i + (l.alive ? '' : ' dead') + (fresh ? ' relisting' : '');
       const t = l.alive
-        ? l.name + ': ' + (l.held || []).length + ' buckets · ' + l.cached + ' Foos cached · ' + l.inFlight + ' reconciling'
+        ? l.name + ': ' + (l.held || []).length + ' buckets · ' + l.cached + ' Foos, ' + l.deployments + ' Deployments cached · ' +
+          l.queue + ' queued · ' + l.inFlight + ' reconciling'
         : l.name + ': dead for ' + (l.deadForMs / 1000).toFixed(1) + ' s' + (l.deadForMs < r.leaseDurationMs
           ? ' · its Leases expire in ' + ((r.leaseDurationMs - l.deadForMs) / 1000).toFixed(1) + ' s at most'
           : ' · its Leases have expired: the survivors take its buckets and relist');
       const span = li.querySelector('.lane-text');
       if (span.textContent !== t) span.textContent = t;
+      const rt = !l.alive ? '' : l.relists === 0 ? 'relists: 0'
+        : 'relists: ' + l.relists + ' · last +' + l.lastRelistAdded + (l.lastRelistDeleted ? ' −' + l.lastRelistDeleted : '') +
+          ' Foos ' + ((l.lastRelistAgoMs || 0) / 1000).toFixed(1) + ' s ago';
+      const rspan = li.querySelector('.lane-relists');
+      if (rspan.textContent !== rt) rspan.textContent = rt;
       li.querySelector('button').disabled = !l.alive;
       li.querySelector('button').setAttribute('aria-label', 'kill ' + l.name);
     });
@@ -370,6 +382,11 @@
       const t = b + ': ' + (h || '—');
       if (li.textContent !== t) li.textContent = t;
     });
+    // How many buckets each replica holds, by the Leases: rendezvous
+    // hashing over few buckets is uneven.
+    const held = names.map((n) => n + ': ' + r.holders.filter((h) => h === n).length);
+    const free = r.holders.filter((h) => !names.includes(h)).length;
+    text('bucket-counts', held.join(' · ') + (free ? ' · no live holder: ' + free : ''));
     text('overlaps', String(r.overlaps));
   }
 

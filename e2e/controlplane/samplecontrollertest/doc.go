@@ -37,8 +37,9 @@
 //   - Sharding with the ShardedListAndWatch gate on: three sharded sample
 //     controllers each cache exactly their buckets' Foos; one is killed, and
 //     the test logs how long the survivors take to reconcile its Foos (p50
-//     and max of three runs). The same runs against fakeapi ignoring the
-//     selector, where the client-side re-check gives the same caches.
+//     and max of three runs). The same runs on a second control plane with
+//     the gate off (testenv.GateOff), where the server sends every Foo and
+//     the client-side re-check gives the same caches.
 //
 // TestMain starts one control plane for the package (testenv.Main); each test
 // works in its own namespace.

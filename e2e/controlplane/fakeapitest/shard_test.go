@@ -127,7 +127,8 @@ func shardWatch(t *testing.T, tg target, ns, path, selector string) []string {
 //
 // Gate off (fakeapi with IgnoreShardSelector): both servers drop the
 // parameter unread. Every selector, valid or not, is a 200 with every
-// object and no shardInfo, and a watch with a selector sends every object.
+// object and no shardInfo, and a watch with a selector sends every object,
+// and then every event.
 // Diagram: API. kube-apiserver: ShardedListAndWatch (KEP-5866), on and off.
 func TestShardSelectorsAnswerLikeKubeAPIServer(t *testing.T) {
 	t.Run("gate on", shardSelectorsWithTheGateOn)
@@ -181,6 +182,11 @@ func shardSelectorsWithTheGateOn(t *testing.T) {
 		if r.sameMessage {
 			assert.Equal(t, realAnswer.message, fakeAnswer.message, "%s: message", r.name)
 		}
+	}
+
+	for _, tg := range []target{kube, fake} {
+		h, got := watchLateConfigMaps(t, tg, ns, lowHalf)
+		assert.Equal(t, h.low, got, "%s: a watch of the low half sends the events of the low half's new ConfigMaps", tg.name)
 	}
 }
 
@@ -290,6 +296,31 @@ func shardSelectorsWithTheGateOff(t *testing.T) {
 			assert.False(t, hasInfo, "%s: %s: no shardInfo", r.name, tg.name)
 		}
 	}
+
+	for _, tg := range []target{kube, fake} {
+		h, got := watchLateConfigMaps(t, tg, ns, lowHalf)
+		all := append(append([]string{}, h.low...), h.high...)
+		sort.Strings(all)
+		assert.Equal(t, all, got, "%s: a watch of the low half sends the events of every new ConfigMap", tg.name)
+	}
+}
+
+// watchLateConfigMaps creates 8 ConfigMaps (late-0 to late-7) in ns after
+// the current resourceVersion, then watches from that version with
+// selector: it returns the halves the new ConfigMaps' uids fall in, and the
+// names of the ADDED events the watch sent, sorted. These are events of
+// changes, where the watches of shardWatch only replay the current state.
+func watchLateConfigMaps(t *testing.T, tg target, ns, selector string) (halves, []string) {
+	t.Helper()
+	rv := currentRV(t, tg, ns)
+	late := shardKind{name: "late ConfigMaps", path: cmPath, count: 8, body: func(i int) string {
+		return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"late-%d"}}`, i)
+	}}
+	h := createShardObjects(t, tg, ns, late)
+	a := answerOf(t, tg, row{method: "GET", path: cmPath + "?watch=true&timeoutSeconds=1&resourceVersion=" + rv +
+		"&shardSelector=" + url.QueryEscape(selector)}, ns, "", "")
+	require.Equal(t, http.StatusOK, a.code, "%s: %s", tg.name, a.body)
+	return h, watchedNames(t, a.body)
 }
 
 // listedNames returns the names of a list's items, sorted, and whether the

@@ -40,6 +40,11 @@
 //     and max of three runs). The same runs on a second control plane with
 //     the gate off (testenv.GateOff), where the server sends every Foo and
 //     the client-side re-check gives the same caches.
+//   - Scaling a ring 3 → 4 → 3 (shard_scale_test.go), on both planes: only
+//     the buckets whose ring owner changes move, each Lease straight from
+//     its old holder to its new one; the fourth's graceful leave hands its
+//     buckets back within a Lease duration; no two replicas reconcile one
+//     Foo at once. The test logs how long each move took.
 //
 // TestMain starts one control plane for the package (testenv.Main); each test
 // works in its own namespace.

@@ -184,11 +184,13 @@ func bucketHolders(t *testing.T, leases *client.ResourceClient, ring string) []s
 
 // moves is what followMoves saw: per bucket, every holder its Lease had, in
 // order (consecutive repeats dropped), and when each appeared, counted from
-// the start; and when every cache had settled.
+// the start; when every cache had settled; and each time a replica's Held()
+// lacked a bucket that was its before and after.
 type moves struct {
 	trail   [][]string
 	at      [][]time.Duration
 	settled time.Duration
+	dropped []string
 }
 
 // moveTimes lists, for each bucket whose holder changed, when its final
@@ -227,6 +229,14 @@ func followMoves(t *testing.T, leases *client.ResourceClient, ring string, live 
 				m.at[b] = append(m.at[b], now)
 			}
 		}
+		for _, r := range live {
+			held := r.ctrl.ShardMember().Held()
+			for b := range owners {
+				if from[b] == r.name && owners[b] == r.name && !slices.Contains(held, b) {
+					m.dropped = append(m.dropped, fmt.Sprintf("%s let go of bucket %d at %v", r.name, b, now))
+				}
+			}
+		}
 		report := shareReport(t, live, buckets)
 		if report == "" && slices.Equal(holders, owners) {
 			m.settled = now
@@ -240,11 +250,12 @@ func followMoves(t *testing.T, leases *client.ResourceClient, ring string, live 
 }
 
 // checkMoves checks that a bucket whose owner is the same in from and to
-// kept its Lease holder throughout, and that one whose owner changed went
-// from its old owner straight to its new one (with at most a released
-// Lease, holder "", in between).
+// kept its Lease holder, and its place in the holder's Held(), throughout,
+// and that one whose owner changed went from its old owner straight to its
+// new one (with at most a released Lease, holder "", in between).
 func checkMoves(t *testing.T, step string, m moves, from, to []string) {
 	t.Helper()
+	assert.Empty(t, m.dropped, "%s: no replica lets go of a bucket it keeps", step)
 	for b := range to {
 		if from[b] == to[b] {
 			assert.Equal(t, []string{from[b]}, m.trail[b], "%s: bucket %d stays with %s", step, b, from[b])

@@ -33,7 +33,10 @@
 //     exactly the objects whose uid hashes into it, ConfigMap lists echo the
 //     selector in metadata.shardInfo and Foo lists carry none, and a bad
 //     selector is a 500 with no reason and the same message, on list and on
-//     watch.
+//     watch. Then the same again against a second kube-apiserver with the
+//     gate off and fakeapi with IgnoreShardSelector: both drop the
+//     parameter unread, so every selector, the bad ones included, is a 200
+//     with every object and no shardInfo, on list and on watch.
 //   - Well-formed requests both accept.
 //
 // A row where the two may differ says why, in the test and in

@@ -117,18 +117,30 @@ func shardWatch(t *testing.T, tg target, ns, path, selector string) []string {
 
 // TestShardSelectorsAnswerLikeKubeAPIServer: the same objects (40
 // ConfigMaps, 20 Foos) and the same shard selectors, sent to kube-apiserver
-// (ShardedListAndWatch on) and to fakeapi. Each server's two halves hold
-// exactly the objects whose uid hashes into them, on list and on watch;
-// ConfigMap lists echo the selector in metadata.shardInfo and Foo lists do
-// not, on both; a bad selector is the same 500 with the same message, on
-// list and on watch.
-// Diagram: API. kube-apiserver: ShardedListAndWatch (KEP-5866).
+// and to fakeapi, once with the ShardedListAndWatch gate on and once with
+// it off.
+//
+// Gate on: each server's two halves hold exactly the objects whose uid
+// hashes into them, on list and on watch; ConfigMap lists echo the selector
+// in metadata.shardInfo and Foo lists do not, on both; a bad selector is the
+// same 500 with the same message, on list and on watch.
+//
+// Gate off (fakeapi with IgnoreShardSelector): both servers drop the
+// parameter unread. Every selector, valid or not, is a 200 with every
+// object and no shardInfo, and a watch with a selector sends every object,
+// and then every event.
+// Diagram: API. kube-apiserver: ShardedListAndWatch (KEP-5866), on and off.
 func TestShardSelectorsAnswerLikeKubeAPIServer(t *testing.T) {
+	t.Run("gate on", shardSelectorsWithTheGateOn)
+	t.Run("gate off", shardSelectorsWithTheGateOff)
+}
+
+func shardSelectorsWithTheGateOn(t *testing.T) {
 	cp := testenv.ControlPlane(t)
 	testenv.InstallFooCRD(t)
 	ns := testenv.Namespace(t)
 	kube := target{name: "kube-apiserver", base: cp.URL, token: cp.Token, client: trusting(t, cp.CAPEM)}
-	fake := startShardedFakeAPI(t)
+	fake := startShardedFakeAPI(t, fakeapi.Options{NamespaceLifecycle: true})
 	setup := answerOf(t, fake, row{method: "POST", path: "/api/v1/namespaces", contentType: "application/json",
 		body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + ns + `"}}`}, ns, "", "")
 	require.Equal(t, http.StatusCreated, setup.code, string(setup.body))
@@ -170,6 +182,11 @@ func TestShardSelectorsAnswerLikeKubeAPIServer(t *testing.T) {
 		if r.sameMessage {
 			assert.Equal(t, realAnswer.message, fakeAnswer.message, "%s: message", r.name)
 		}
+	}
+
+	for _, tg := range []target{kube, fake} {
+		h, got := watchLateConfigMaps(t, tg, ns, lowHalf)
+		assert.Equal(t, h.low, got, "%s: a watch of the low half sends the events of the low half's new ConfigMaps", tg.name)
 	}
 }
 
@@ -215,10 +232,135 @@ func shardErrorRows() []row {
 	return rows
 }
 
-// startShardedFakeAPI is startFakeAPI with Foos registered, as the Foo CRD
-// makes kube-apiserver serve them.
-func startShardedFakeAPI(t *testing.T) target {
-	srv := fakeapi.New(fakeapi.Options{NamespaceLifecycle: true})
+// shardSelectorsWithTheGateOff sends the gate-on side's objects and
+// selectors to kube-apiserver with the gate off and to fakeapi with
+// IgnoreShardSelector: each must answer every one, list or watch, with
+// every object and no shardInfo.
+func shardSelectorsWithTheGateOff(t *testing.T) {
+	cp := testenv.GateOff(t)
+	testenv.InstallFooCRDOn(t, cp)
+	ns := testenv.NamespaceOn(t, cp)
+	kube := target{name: "kube-apiserver", base: cp.URL, token: cp.Token, client: trusting(t, cp.CAPEM)}
+	fake := startShardedFakeAPI(t, fakeapi.Options{NamespaceLifecycle: true, IgnoreShardSelector: true})
+	setup := answerOf(t, fake, row{method: "POST", path: "/api/v1/namespaces", contentType: "application/json",
+		body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + ns + `"}}`}, ns, "", "")
+	require.Equal(t, http.StatusCreated, setup.code, string(setup.body))
+
+	every := map[string]map[string][]string{} // server -> path -> every name, sorted
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-12s %-16s %-22s %-22s\n", "kind", "server", "low half (list/watch)", "high half (list/watch)")
+	for _, k := range shardKinds {
+		for _, tg := range []target{kube, fake} {
+			h := createShardObjects(t, tg, ns, k)
+			all := append(append([]string{}, h.low...), h.high...)
+			sort.Strings(all)
+			if every[tg.name] == nil {
+				every[tg.name] = map[string][]string{}
+			}
+			every[tg.name][k.path] = all
+
+			lowList, _, lowHasInfo := shardList(t, tg, ns, k.path, lowHalf)
+			highList, _, highHasInfo := shardList(t, tg, ns, k.path, highHalf)
+			lowWatch := shardWatch(t, tg, ns, k.path, lowHalf)
+			highWatch := shardWatch(t, tg, ns, k.path, highHalf)
+			fmt.Fprintf(&table, "%-12s %-16s %-22s %-22s\n", k.name, tg.name,
+				fmt.Sprintf("%d/%d", len(lowList), len(lowWatch)), fmt.Sprintf("%d/%d", len(highList), len(highWatch)))
+
+			assert.Equal(t, all, lowList, "%s %s: the low half's list is every object", tg.name, k.name)
+			assert.Equal(t, all, highList, "%s %s: the high half's list is every object", tg.name, k.name)
+			assert.Equal(t, all, lowWatch, "%s %s: the low half's watch is every object", tg.name, k.name)
+			assert.Equal(t, all, highWatch, "%s %s: the high half's watch is every object", tg.name, k.name)
+			assert.False(t, lowHasInfo, "%s %s: no shardInfo on the low half's list", tg.name, k.name)
+			assert.False(t, highHasInfo, "%s %s: no shardInfo on the high half's list", tg.name, k.name)
+		}
+	}
+	t.Logf("the same shard selectors, gate off, side by side:\n%s", table.String())
+
+	// The selectors the gate-on side refuses or rewrites: here each is a 200
+	// with every object, on list and on watch.
+	for _, r := range shardErrorRows() {
+		for _, tg := range []target{kube, fake} {
+			a := answerOf(t, tg, r, ns, "", "")
+			if !assert.Equal(t, http.StatusOK, a.code, "%s: %s: %s", r.name, tg.name, a.body) {
+				continue
+			}
+			path, _, _ := strings.Cut(r.path, "?")
+			var names []string
+			hasInfo := false
+			if strings.Contains(r.path, "watch=true") {
+				names = watchedNames(t, a.body)
+			} else {
+				names, hasInfo = listedNames(t, a.body)
+			}
+			assert.Equal(t, every[tg.name][path], names, "%s: %s: every object", r.name, tg.name)
+			assert.False(t, hasInfo, "%s: %s: no shardInfo", r.name, tg.name)
+		}
+	}
+
+	for _, tg := range []target{kube, fake} {
+		h, got := watchLateConfigMaps(t, tg, ns, lowHalf)
+		all := append(append([]string{}, h.low...), h.high...)
+		sort.Strings(all)
+		assert.Equal(t, all, got, "%s: a watch of the low half sends the events of every new ConfigMap", tg.name)
+	}
+}
+
+// watchLateConfigMaps creates 8 ConfigMaps (late-0 to late-7) in ns after
+// the current resourceVersion, then watches from that version with
+// selector: it returns the halves the new ConfigMaps' uids fall in, and the
+// names of the ADDED events the watch sent, sorted. These are events of
+// changes, where the watches of shardWatch only replay the current state.
+func watchLateConfigMaps(t *testing.T, tg target, ns, selector string) (halves, []string) {
+	t.Helper()
+	rv := currentRV(t, tg, ns)
+	late := shardKind{name: "late ConfigMaps", path: cmPath, count: 8, body: func(i int) string {
+		return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"late-%d"}}`, i)
+	}}
+	h := createShardObjects(t, tg, ns, late)
+	a := answerOf(t, tg, row{method: "GET", path: cmPath + "?watch=true&timeoutSeconds=1&resourceVersion=" + rv +
+		"&shardSelector=" + url.QueryEscape(selector)}, ns, "", "")
+	require.Equal(t, http.StatusOK, a.code, "%s: %s", tg.name, a.body)
+	return h, watchedNames(t, a.body)
+}
+
+// listedNames returns the names of a list's items, sorted, and whether the
+// list carries metadata.shardInfo.
+func listedNames(t *testing.T, body []byte) ([]string, bool) {
+	t.Helper()
+	var list struct {
+		Metadata struct{ ShardInfo *struct{ Selector string } }
+		Items    []struct{ Metadata struct{ Name string } }
+	}
+	require.NoError(t, json.Unmarshal(body, &list))
+	names := []string{}
+	for _, it := range list.Items {
+		names = append(names, it.Metadata.Name)
+	}
+	sort.Strings(names)
+	return names, list.Metadata.ShardInfo != nil
+}
+
+// watchedNames returns the names of a watch stream's ADDED events, sorted.
+func watchedNames(t *testing.T, body []byte) []string {
+	t.Helper()
+	names := []string{}
+	for _, line := range eventsIn(body) {
+		var ev struct {
+			Type   string
+			Object struct{ Metadata struct{ Name string } }
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &ev), line)
+		require.Equal(t, "ADDED", ev.Type, line)
+		names = append(names, ev.Object.Metadata.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// startShardedFakeAPI is startFakeAPI with opts and Foos registered, as the
+// Foo CRD makes kube-apiserver serve them.
+func startShardedFakeAPI(t *testing.T, opts fakeapi.Options) target {
+	srv := fakeapi.New(opts)
 	require.NoError(t, samplecontroller.Register(srv))
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {

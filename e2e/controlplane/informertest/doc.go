@@ -20,12 +20,16 @@
 // the notifications it got; no handler ever got an inconsistent notification.
 // The test logs the relists, tombstones and events it saw.
 //
-// Sharded informers (shard_test.go), with ShardedListAndWatch on: an informer
-// of ConfigMaps and one of Foos cache exactly the low half of the uid hash
-// range; switched to the high half, each relists, and its handler is told of
-// every object that left (OnDelete) and joined (OnAdd).
+// Sharded informers (shard_test.go): an informer of ConfigMaps and one of
+// Foos cache exactly the low half of the uid hash range; switched to the
+// high half, each relists, and its handler is told of every object that left
+// (OnDelete) and joined (OnAdd). The same runs on a second control plane with
+// ShardedListAndWatch off (testenv.GateOff): the server sends every object,
+// the Reflector's client-side re-check keeps the same shares, and the log
+// says so once.
 //
-// TestMain starts one control plane for the package (testenv.Main).
+// TestMain starts one control plane for the package (testenv.Main); the
+// gate-off one starts on first use.
 //
 // Run with: cd e2e/controlplane && go test -race ./informertest -run Converges -v
 // and: cd e2e/controlplane && go test -race ./informertest -run TestShardedInformerOnKubeAPIServer -v

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/deltafifo"
+	"github.com/informerlab/informerlab/e2e/controlplane"
 	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
 	"github.com/informerlab/informerlab/informer"
 )
@@ -126,18 +127,30 @@ func keyOf(obj any) string {
 	return m.GetNamespace() + "/" + m.GetName()
 }
 
-// TestShardedInformerOnKubeAPIServer: on kube-apiserver with
-// ShardedListAndWatch on, a sharded informer of ConfigMaps (a built-in
-// kind) and one of Foos (a custom resource) each cache exactly the low half
-// of the uid hash range; switched to the high half, each relists, and its
-// handler is told of every object that left (OnDelete) and joined (OnAdd).
-// The server filters, so the client-side re-check finds nothing to drop
-// and says nothing.
-// Diagram: steps 1-6. kube-apiserver: ShardedListAndWatch (KEP-5866).
+// TestShardedInformerOnKubeAPIServer: on kube-apiserver, a sharded
+// informer of ConfigMaps (a built-in kind) and one of Foos (a custom
+// resource) each cache exactly the low half of the uid hash range; switched
+// to the high half, each relists, and its handler is told of every object
+// that left (OnDelete) and joined (OnAdd). It runs on two control planes:
+//
+//   - gate on: the server filters, so the client-side re-check finds nothing
+//     to drop and says nothing;
+//   - gate off: the server ignores the selector and sends every object; the
+//     Reflector filters with the same hash, so the cache and the handler see
+//     exactly the same shares, and the log says so once.
+//
+// Diagram: steps 1-6. kube-apiserver: ShardedListAndWatch (KEP-5866), on and off.
 func TestShardedInformerOnKubeAPIServer(t *testing.T) {
-	testenv.InstallFooCRD(t)
-	ns := testenv.Namespace(t)
-	c := testenv.Client(t, nil)
+	t.Run("gate on", func(t *testing.T) { shardedInformerMovesHalves(t, testenv.ControlPlane(t), true) })
+	t.Run("gate off", func(t *testing.T) { shardedInformerMovesHalves(t, testenv.GateOff(t), false) })
+}
+
+// shardedInformerMovesHalves runs TestShardedInformerOnKubeAPIServer on cp,
+// whose server filters by shardSelector or not, as serverFilters says.
+func shardedInformerMovesHalves(t *testing.T, cp *controlplane.ControlPlane, serverFilters bool) {
+	testenv.InstallFooCRDOn(t, cp)
+	ns := testenv.NamespaceOn(t, cp)
+	c := testenv.ClientOf(t, cp, nil)
 	kinds := []struct {
 		gvr        schema.GroupVersionResource
 		apiVersion string
@@ -188,9 +201,19 @@ func TestShardedInformerOnKubeAPIServer(t *testing.T) {
 			go func() { defer close(done); inf.Run(ctx) }()
 			t.Cleanup(func() { cancel(); <-done })
 
+			// What the server sends for the low half: its share, or everything.
+			sent := low
+			if !serverFilters {
+				sent = append(append([]string{}, low...), high...)
+			}
+			list, err := res.List(t.Context(), metav1.ListOptions{ShardSelector: lowHalf})
+			require.NoError(t, err)
+			assert.Len(t, list.(*unstructured.UnstructuredList).Items, len(sent), "what the server lists for the low half")
+
 			view.waitFor(t, low)
 			adds, _ := view.take()
 			assert.Equal(t, low, adds)
+			assert.Equal(t, low, sortedCacheKeys(inf), "the cache holds the low half")
 
 			require.NoError(t, inf.SetShardSelector(highHalf))
 			view.waitFor(t, high)
@@ -199,7 +222,19 @@ func TestShardedInformerOnKubeAPIServer(t *testing.T) {
 			t.Logf("%d %ss: low half %d, high half %d", len(low)+len(high), k.kind, len(low), len(high))
 			assert.Equal(t, high, adds, "every object that joined was added")
 			assert.Equal(t, low, deletes, "every object that left was deleted")
-			assert.Zero(t, logs.count("ignored the shard selector"), "the server filtered: nothing to drop on the client")
+			assert.Equal(t, high, sortedCacheKeys(inf), "the cache holds the high half")
+			if serverFilters {
+				assert.Zero(t, logs.count("ignored the shard selector"), "the server filtered: nothing to drop on the client")
+			} else {
+				assert.Equal(t, 1, logs.count("ignored the shard selector"), "the client-side fallback is said once")
+			}
 		})
 	}
+}
+
+// sortedCacheKeys returns the keys the informer's cache holds, sorted.
+func sortedCacheKeys(inf informer.SharedIndexInformer) []string {
+	keys := inf.GetIndexer().ListKeys()
+	sort.Strings(keys)
+	return keys
 }

@@ -37,8 +37,14 @@
 //   - Sharding with the ShardedListAndWatch gate on: three sharded sample
 //     controllers each cache exactly their buckets' Foos; one is killed, and
 //     the test logs how long the survivors take to reconcile its Foos (p50
-//     and max of three runs). The same runs against fakeapi ignoring the
-//     selector, where the client-side re-check gives the same caches.
+//     and max of three runs). The same runs on a second control plane with
+//     the gate off (testenv.GateOff), where the server sends every Foo and
+//     the client-side re-check gives the same caches.
+//   - Scaling a ring 3 → 4 → 3 (shard_scale_test.go), on both planes: only
+//     the buckets whose ring owner changes move, each Lease straight from
+//     its old holder to its new one; the fourth's graceful leave hands its
+//     buckets back within a Lease duration; no two replicas reconcile one
+//     Foo at once. The test logs how long each move took.
 //
 // TestMain starts one control plane for the package (testenv.Main); each test
 // works in its own namespace.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -146,7 +147,9 @@ func startRing(t *testing.T, c *client.Client, ns, ring string, j *ringJournal) 
 		var err error
 		r.ctrl, err = sc.New(api, sc.Options{
 			Namespace:           ns,
-			DeploymentSimulator: i == n-1, // one simulator, in the replica never killed
+			// Every replica simulates its own buckets' Deployments (the
+			// killed one's are then simulated by their new holder).
+			DeploymentSimulator: true,
 			Logger:              logger,
 			Observer:            j.observer(r.name),
 			Shard: &sc.ShardOptions{
@@ -174,7 +177,8 @@ func startRing(t *testing.T, c *client.Client, ns, ring string, j *ringJournal) 
 
 // shareReport says what is wrong with the live replicas' shares ("" when
 // nothing): each must hold the buckets the ring gives it among the live
-// replicas ([controller.BucketOwners]), and cache exactly their Foos.
+// replicas ([controller.BucketOwners]), and cache exactly their Foos and
+// their Foos' Deployments (foo-NN's is dep-NN, createRingFoos).
 func shareReport(t *testing.T, live []*ringReplica, buckets map[string]int) string {
 	var names []string
 	for _, r := range live {
@@ -206,6 +210,17 @@ func shareReport(t *testing.T, live []*ringReplica, buckets map[string]int) stri
 		sort.Strings(got)
 		if !slices.Equal(want, got) {
 			return fmt.Sprintf("%s holds buckets %v, wants Foos %v, caches %v", r.name, held, want, got)
+		}
+		var wantDeps []string
+		for _, key := range want {
+			wantDeps = append(wantDeps, strings.Replace(key, "/foo-", "/dep-", 1))
+		}
+		deps, err := r.ctrl.Manager().GetInformer(sc.DeploymentsGVR, &sc.Deployment{})
+		require.NoError(t, err)
+		gotDeps := deps.GetIndexer().ListKeys()
+		sort.Strings(gotDeps)
+		if !slices.Equal(wantDeps, gotDeps) {
+			return fmt.Sprintf("%s holds buckets %v, wants Deployments %v, caches %v", r.name, held, wantDeps, gotDeps)
 		}
 		for _, b := range held {
 			if h, ok := holders[b]; ok {
@@ -324,8 +339,8 @@ func later(a, b time.Time) time.Time {
 // TestShardedSampleControllerKillOneReplicaSurvivorsTakeItsFoos runs three
 // sharded sample controllers against kube-apiserver with the
 // ShardedListAndWatch gate on, three times over the same Foos: each replica
-// caches exactly its buckets' Foos (the union is all, no Foo in two
-// caches), every Foo converges, no two replicas reconcile one Foo at once;
+// caches exactly its buckets' Foos and their Deployments (the union is
+// all, none in two caches), every Foo converges, no two replicas reconcile one Foo at once;
 // then replica-0 is killed (no renewal, no release) and the test times how
 // long until every Foo of its buckets has been reconciled by a survivor.
 // It logs the takeover's p50 and max over the runs.

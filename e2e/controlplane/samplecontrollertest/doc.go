@@ -35,9 +35,9 @@
 //   - Leader election on a real Lease: of two Managers, one reconciles; when
 //     it stops, the other takes over, and the two never run at once.
 //   - Sharding with the ShardedListAndWatch gate on: three sharded sample
-//     controllers each cache exactly their buckets' Foos; one is killed, and
-//     the test logs how long the survivors take to reconcile its Foos (p50
-//     and max of three runs). The same runs against fakeapi ignoring the
+//     controllers each cache exactly their buckets' Foos and, by the bucket
+//     label, their Deployments; one is killed, and the test logs how long
+//     the survivors take to reconcile its Foos (p50 and max of three runs). The same runs against fakeapi ignoring the
 //     selector, where the client-side re-check gives the same caches.
 //
 // TestMain starts one control plane for the package (testenv.Main); each test

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/reflector"
@@ -141,4 +142,24 @@ func TestBadLabelSelectorInOptionsFailsEveryList(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "reflector: invalid label selector")
 	assert.Empty(t, store.take(), "nothing reached the Store")
+}
+
+// TestLabelSelectorGoesOnTheStreamingList: with UseWatchList the streaming
+// list carries the selector too, and its initial events are checked like a
+// list's items.
+// Diagram: steps 1-2. client-go: the watch-list with ListOptions.LabelSelector.
+func TestLabelSelectorGoesOnTheStreamingList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := start(t, reflector.Options{UseWatchList: true, LabelSelector: "tier=web"})
+
+		c := expectWatchList(t, h, "")
+		assert.Equal(t, "tier=web", c.opts.LabelSelector)
+		w := c.respondWatch()
+		w.Add(labelledPod("a", "3", "web"))
+		w.Add(labelledPod("b", "4", "db"))
+		w.Action(watch.Bookmark, initialEventsEnd("5"))
+		h.settle(t)
+
+		assert.Equal(t, []string{"replace@5 [ns/a@3]"}, h.store.take())
+	})
 }

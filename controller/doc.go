@@ -151,6 +151,15 @@
 //     The check and the count are one [BucketGuard], under one lock, so a
 //     release that has begun sees every reconcile that was admitted.
 //
+// Children. A shard selector hashes an object's own uid, so it cannot put
+// a child (a Foo's Deployment) in its owner's bucket. The owner's
+// controller labels each child with the owner's bucket, and the children's
+// informer is selected by that label: [InformerBucketLabelCache] turns the
+// member's shard selector back into buckets ([BucketsOfShardSelector]) and
+// sets the label selector "<label> in (3,4,9)" ([BucketLabelSelector]);
+// [ShardCaches] lets one member drive the owners' cache and the children's,
+// and admit a bucket only once both hold it.
+//
 // docs/sharding.md walks through these steps with a test for each;
 // labs/8-sharding has you write the BucketGuard.
 //
@@ -272,6 +281,10 @@
 // replicas whose informers cache only their buckets, and the Lease's limit:
 //
 //	go test ./controller -run 'TestShardRing|TestShardGuard|TestShardedReplicas|TestInformerShardCache|TestShardLease' -v
+//
+// The children's cache, by label:
+//
+//	go test ./controller -run 'TestBucketsOfShardSelector|TestBucketLabelSelector|TestInformerBucketLabelCache|TestShardCaches' -v
 //
 // docs/controller.md explains level triggering, keys not objects, status
 // hot loops, finalizers, leader election, the split client and Events,

@@ -5,9 +5,12 @@ import (
 	"hash/fnv"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/informerlab/informerlab/internal/shardselector"
 )
 
 // DefaultShardBuckets is the number of buckets of a [ShardMember] when
@@ -106,4 +109,78 @@ func ShardSelectorFor(held []int, buckets int) (string, error) {
 		i = j + 1
 	}
 	return strings.Join(ranges, " || "), nil
+}
+
+// BucketsOfShardSelector is the inverse of [ShardSelectorFor]: the buckets,
+// sorted, whose uid hash ranges expr selects. "" (every object) is every
+// bucket, and the no-bucket selector is none. Every range of expr must be a
+// run of whole buckets of this count, on object.metadata.uid, as
+// ShardSelectorFor writes them; anything else (another field, a range that
+// splits a bucket, a selector of another bucket count) is an error, since
+// no set of buckets means the same objects.
+func BucketsOfShardSelector(expr string, buckets int) ([]int, error) {
+	if buckets < 1 {
+		return nil, fmt.Errorf("controller: shard selector: %d buckets (want at least 1)", buckets)
+	}
+	switch expr {
+	case "":
+		all := make([]int, buckets)
+		for i := range all {
+			all[i] = i
+		}
+		return all, nil
+	case noBucketsSelector:
+		return nil, nil
+	}
+	sel, err := shardselector.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("controller: shard selector: invalid %q: %w", expr, err)
+	}
+	var held []int
+	for _, req := range sel.Requirements() {
+		if req.Key != shardKey {
+			return nil, fmt.Errorf("controller: shard selector: range on %q, want %s", req.Key, shardKey)
+		}
+		first, okStart := bucketAt(req.Start, buckets)
+		end, okEnd := bucketAt(req.End, buckets)
+		if !okStart || !okEnd {
+			return nil, fmt.Errorf("controller: shard selector: range [%s, %s) is not a run of whole buckets of %d", req.Start, req.End, buckets)
+		}
+		for b := first; b < end; b++ {
+			held = append(held, b)
+		}
+	}
+	slices.Sort(held)
+	return slices.Compact(held), nil
+}
+
+// bucketAt finds the bucket boundary bound (a range bound as the grammar
+// writes it): i with bucketStart(i) == bound, 0 ≤ i ≤ buckets.
+func bucketAt(bound string, buckets int) (int, bool) {
+	for i := 0; i <= buckets; i++ {
+		v, is2to64 := bucketStart(i, buckets)
+		if hexBound(v, is2to64) == bound {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// BucketLabelSelector returns the label selector of the objects labelled
+// with one of the held buckets: "<label> in (3,4,9)". With no bucket it is
+// "<label>,!<label>", a selector that matches no object (the label must
+// exist and must not), since an empty "in ()" does not parse and ""
+// would match every object.
+func BucketLabelSelector(label string, held []int) string {
+	set := slices.Clone(held)
+	slices.Sort(set)
+	set = slices.Compact(set)
+	if len(set) == 0 {
+		return label + ",!" + label
+	}
+	values := make([]string, len(set))
+	for i, b := range set {
+		values[i] = strconv.Itoa(b)
+	}
+	return label + " in (" + strings.Join(values, ",") + ")"
 }

@@ -92,12 +92,19 @@ func (c *informerShardCache) SetShardSelector(ctx context.Context, expr string) 
 	if err := c.inf.SetShardSelector(expr); err != nil {
 		return fmt.Errorf("controller: shard cache: %w", err)
 	}
+	return c.waitForShare(ctx, metav1.ListOptions{ShardSelector: expr}, func(obj runtime.Object) bool { return inShare(sel, obj) })
+}
+
+// waitForShare waits until the cache holds the share that a list with opts
+// returns and in accepts (in re-checks the list, in case the server ignored
+// a selector, and the cache, which must hold nothing else).
+func (c *informerShardCache) waitForShare(ctx context.Context, opts metav1.ListOptions, in func(runtime.Object) bool) error {
 	for {
-		want, err := c.reference(ctx, expr, sel)
+		want, err := c.reference(ctx, opts, in)
 		if err != nil {
 			return err
 		}
-		if done, err := c.waitCaughtUp(ctx, sel, want); done || err != nil {
+		if done, err := c.waitCaughtUp(ctx, in, want); done || err != nil {
 			return err
 		}
 	}
@@ -105,10 +112,10 @@ func (c *informerShardCache) SetShardSelector(ctx context.Context, expr string) 
 
 // waitCaughtUp waits, up to shardCatchUpWindow, until the cache holds the
 // reference list want; false without an error means the window passed.
-func (c *informerShardCache) waitCaughtUp(ctx context.Context, sel sharding.Selector, want map[string]string) (bool, error) {
+func (c *informerShardCache) waitCaughtUp(ctx context.Context, in func(runtime.Object) bool, want map[string]string) (bool, error) {
 	window := time.NewTimer(shardCatchUpWindow)
 	defer window.Stop()
-	for !c.caughtUp(sel, want) {
+	for !c.caughtUp(in, want) {
 		select {
 		case <-ctx.Done():
 			return false, ctx.Err()
@@ -124,11 +131,11 @@ func (c *informerShardCache) waitCaughtUp(ctx context.Context, sel sharding.Sele
 // reference lists the share now: key → resourceVersion of every object in
 // it. It forgets the deletions seen so far: only later ones excuse a listed
 // key missing from the cache.
-func (c *informerShardCache) reference(ctx context.Context, expr string, sel sharding.Selector) (map[string]string, error) {
+func (c *informerShardCache) reference(ctx context.Context, opts metav1.ListOptions, in func(runtime.Object) bool) (map[string]string, error) {
 	c.mu.Lock()
 	c.deleted = map[string]bool{}
 	c.mu.Unlock()
-	list, err := c.lw.List(ctx, metav1.ListOptions{ShardSelector: expr})
+	list, err := c.lw.List(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("controller: shard cache: listing the share: %w", err)
 	}
@@ -138,7 +145,7 @@ func (c *informerShardCache) reference(ctx context.Context, expr string, sel sha
 	}
 	want := map[string]string{}
 	for _, item := range items {
-		if !inShare(sel, item) {
+		if !in(item) {
 			continue // the server ignored the selector
 		}
 		key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(item)
@@ -162,10 +169,10 @@ func inShare(sel sharding.Selector, obj runtime.Object) bool {
 // caughtUp reports whether the cache holds the share: nothing outside it,
 // and every object of the reference list at its version or later, unless
 // deleted since.
-func (c *informerShardCache) caughtUp(sel sharding.Selector, want map[string]string) bool {
+func (c *informerShardCache) caughtUp(in func(runtime.Object) bool, want map[string]string) bool {
 	idx := c.inf.GetIndexer()
 	for _, item := range idx.List() {
-		if obj, ok := item.(runtime.Object); ok && !inShare(sel, obj) {
+		if obj, ok := item.(runtime.Object); ok && !in(obj) {
 			return false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -19,19 +20,22 @@ import (
 )
 
 // replica is one process of a sharded controller: a member, a sharded
-// ConfigMap informer driven by it, and a controller whose Reconciler runs
-// behind the member's guard and journals each reconcile.
+// informer of the owner ConfigMaps (namespace "ns") and a bucket-labelled
+// informer of their children (namespace "children"), both driven by it, and
+// a controller whose Reconciler runs behind the member's guard and journals
+// each reconcile.
 type replica struct {
-	name   string
-	m      *controller.ShardMember
-	inf    informer.SharedIndexInformer
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	name     string
+	m        *controller.ShardMember
+	inf      informer.SharedIndexInformer
+	children informer.SharedIndexInformer
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 func startReplica(t *testing.T, srv *fakeapi.Server, name string, j *reconcileJournal) *replica {
 	t.Helper()
-	lw := srv.Resource(cmGVR)
+	lw := srv.Resource(cmGVR).Namespace("ns")
 	// An informer starts with no bucket: its first list is of the empty share.
 	none, err := controller.ShardSelectorFor(nil, ringBuckets)
 	require.NoError(t, err)
@@ -39,9 +43,16 @@ func startReplica(t *testing.T, srv *fakeapi.Server, name string, j *reconcileJo
 	require.NoError(t, inf.SetShardSelector(none))
 	cache, err := controller.InformerShardCache(inf, lw)
 	require.NoError(t, err)
+	// The children carry their owner's bucket as a label.
+	childLW := srv.Resource(cmGVR).Namespace("children")
+	children := informer.NewSharedIndexInformer(childLW, exampleCM(), 0, nil, informer.WithLogger(quiet))
+	require.NoError(t, children.SetLabelSelector(controller.BucketLabelSelector(bucketLabel, nil)))
+	childCache, err := controller.InformerBucketLabelCache(children, childLW, bucketLabel, ringBuckets)
+	require.NoError(t, err)
 	m, err := controller.NewShardMember(controller.ShardOptions{
 		Client: srv.Resource(leaseGVR).Namespace("kube-system"), Ring: "foo", Identity: name, Buckets: ringBuckets,
-		LeaseDuration: ringLease, RenewDeadline: ringRenew, RetryPeriod: ringRetry, Cache: cache, Logger: quiet,
+		LeaseDuration: ringLease, RenewDeadline: ringRenew, RetryPeriod: ringRetry,
+		Cache: controller.ShardCaches(cache, childCache), Logger: quiet,
 	})
 	require.NoError(t, err)
 	reconciler := controller.ReconcilerFunc(func(ctx context.Context, r controller.Request) (controller.Result, error) {
@@ -55,8 +66,9 @@ func startReplica(t *testing.T, srv *fakeapi.Server, name string, j *reconcileJo
 	require.NoError(t, c.Watch(controller.Kind(inf, controller.EnqueueRequestForObject{})))
 
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &replica{name: name, m: m, inf: inf, cancel: cancel}
+	r := &replica{name: name, m: m, inf: inf, children: children, cancel: cancel}
 	r.wg.Go(func() { inf.Run(ctx) })
+	r.wg.Go(func() { children.Run(ctx) })
 	r.wg.Go(func() { assert.NoError(t, m.Start(ctx)) })
 	r.wg.Go(func() { assert.NoError(t, c.Start(ctx)) })
 	t.Cleanup(r.stop)
@@ -74,13 +86,21 @@ func (r *replica) cached() []string {
 	return keys
 }
 
+func (r *replica) cachedChildren() []string {
+	keys := r.children.GetIndexer().ListKeys()
+	sort.Strings(keys)
+	return keys
+}
+
 // TestShardedReplicasCacheAndReconcileOnlyTheirBuckets: three replicas over
-// 60 ConfigMaps, with the server filtering and with it ignoring the
-// selector (the client filters). Once the ring settles each replica caches
-// exactly the objects of the buckets it admits: no key in two caches, every
+// 60 ConfigMaps, each with a child labelled with its bucket, with the
+// server filtering and with it ignoring the shard selector (the client
+// filters). Once the ring settles each replica caches exactly the objects,
+// and the children, of the buckets it admits: no key in two caches, every
 // key in one, and each key reconciled by its owner. When one replica stops,
-// the survivors widen their selectors, relist, and cache and reconcile its
-// keys; no key is ever reconciled by two replicas at once.
+// the survivors widen their selectors, relist, and cache its objects and
+// children and reconcile its keys; no key is ever reconciled by two
+// replicas at once.
 // Diagram: steps 1-9. client-go: none; kube-apiserver: ShardedListAndWatch on and off.
 func TestShardedReplicasCacheAndReconcileOnlyTheirBuckets(t *testing.T) {
 	for _, ignore := range []bool{false, true} {
@@ -100,7 +120,11 @@ func testShardedReplicas(t *testing.T, ignore bool) {
 		key := "ns/" + cm.GetName()
 		all = append(all, key)
 		bucketOf[key] = controller.BucketOf(cm.GetUID(), ringBuckets)
+		child := newCM("children", cm.GetName())
+		child.SetLabels(map[string]string{bucketLabel: strconv.Itoa(bucketOf[key])})
+		create(t, srv, child)
 	}
+	childOf := func(key string) string { return "children/" + key[len("ns/"):] }
 	j := &reconcileJournal{runs: map[string][]interval{}}
 	var replicas []*replica
 	for _, n := range []string{"replica-0", "replica-1", "replica-2"} {
@@ -116,10 +140,11 @@ func testShardedReplicas(t *testing.T, ignore bool) {
 		}
 		owners := controller.BucketOwners(names, ringBuckets)
 		for _, r := range rs {
-			var want []string
+			var want, wantChildren []string
 			for _, k := range all {
 				if owners[bucketOf[k]] == r.name {
 					want = append(want, k)
+					wantChildren = append(wantChildren, childOf(k))
 				}
 			}
 			for b := range ringBuckets {
@@ -127,7 +152,7 @@ func testShardedReplicas(t *testing.T, ignore bool) {
 					return false
 				}
 			}
-			if !slices.Equal(r.cached(), want) {
+			if !slices.Equal(r.cached(), want) || !slices.Equal(r.cachedChildren(), wantChildren) {
 				return false
 			}
 		}
@@ -144,13 +169,19 @@ func testShardedReplicas(t *testing.T, ignore bool) {
 	settledAt := waitFor(func() bool { return settled(replicas) })
 	time.Sleep(3 * time.Second) // requeued keys of just-gained buckets run
 
-	var union []string
+	var union, childUnion, allChildren []string
 	for _, r := range replicas {
 		union = append(union, r.cached()...)
-		t.Logf("%s caches %d objects, buckets %v", r.name, len(r.cached()), r.m.Held())
+		childUnion = append(childUnion, r.cachedChildren()...)
+		t.Logf("%s caches %d objects and %d children, buckets %v", r.name, len(r.cached()), len(r.cachedChildren()), r.m.Held())
+	}
+	for _, k := range all {
+		allChildren = append(allChildren, childOf(k))
 	}
 	sort.Strings(union)
+	sort.Strings(childUnion)
 	assert.Equal(t, all, union, "every key in exactly one cache")
+	assert.Equal(t, allChildren, childUnion, "every child in exactly one cache")
 	for _, k := range all {
 		owner := controller.BucketOwners([]string{"replica-0", "replica-1", "replica-2"}, ringBuckets)[bucketOf[k]]
 		_, ok := j.firstBy(k, owner, time.Time{})

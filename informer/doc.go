@@ -70,6 +70,9 @@
 //   - When Run returns, every goroutine the informer started has exited.
 //   - Every exported type is safe for concurrent use.
 //   - Objects in the cache and in notifications are shared: never mutate them.
+//   - After SetShardSelector or SetLabelSelector, the cache converges to the
+//     new selection through one relist: handlers hear OnDelete for what left
+//     and OnAdd for what joined.
 //
 // # Differences from client-go
 //

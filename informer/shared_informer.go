@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/informerlab/informerlab/deltafifo"
@@ -97,6 +98,17 @@ type SharedIndexInformer interface {
 	// "" caches every object. An expression that does not parse is refused
 	// and changes nothing.
 	SetShardSelector(expr string) error
+
+	// SetLabelSelector makes the informer cache only the objects whose
+	// labels match sel, for example "informerlab.dev/bucket in (3,4)" (see
+	// [reflector.Reflector.SetLabelSelector]); it combines with the shard
+	// selector. On a running informer the watch ends and the Reflector
+	// relists with the new selector: objects that left reach the handlers as
+	// OnDelete, objects that joined as OnAdd. An object relabelled out of
+	// the selector while watched reaches them as OnDelete too. "" caches
+	// every object. A selector that does not parse is refused and changes
+	// nothing.
+	SetLabelSelector(sel string) error
 }
 
 // sharedIndexInformer is the SharedIndexInformer.
@@ -414,6 +426,21 @@ func (s *sharedIndexInformer) SetShardSelector(expr string) error {
 	}
 	s.mu.Unlock()
 	return r.SetShardSelector(expr)
+}
+
+func (s *sharedIndexInformer) SetLabelSelector(sel string) error {
+	s.mu.Lock()
+	r := s.reflector
+	if r == nil {
+		defer s.mu.Unlock()
+		if _, err := labels.Parse(sel); err != nil {
+			return fmt.Errorf("informer: invalid label selector %q: %w", sel, err)
+		}
+		s.opts.reflector.LabelSelector = sel
+		return nil
+	}
+	s.mu.Unlock()
+	return r.SetLabelSelector(sel)
 }
 
 func (s *sharedIndexInformer) LastSyncResourceVersion() string {

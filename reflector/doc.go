@@ -63,8 +63,9 @@
 //	                                        ("very short watch"), or a resync failed;
 //	                                        or a watch could not be opened for any other
 //	                                        reason (that error goes to the WatchErrorHandler);
-//	                                        or SetShardSelector changed the shard (Run then
-//	                                        relists with no delay; shard.go)
+//	                                        or SetShardSelector or SetLabelSelector changed
+//	                                        the selection (Run then relists with no delay;
+//	                                        shard.go, label_selector.go)
 //	watching -> stopped                     context cancelled
 //	backing off to re-watch -> watching     delay elapsed
 //	backing off to re-watch -> watch-listing   delay elapsed (streaming list)
@@ -98,6 +99,9 @@
 //   - With Options.ShardSelector, the Store holds only the shard's objects,
 //     whether or not the server filters (shard.go); SetShardSelector is safe
 //     to call concurrently and is followed by a relist with the new selector.
+//   - With Options.LabelSelector, likewise, the Store holds only objects whose
+//     labels match (label_selector.go), an object relabelled out of the
+//     selector is deleted, and SetLabelSelector relists the same way.
 //
 // # Differences from client-go
 //
@@ -113,6 +117,9 @@
 //     five minutes.
 //   - Sharded lists and watches (Options.ShardSelector, SetShardSelector):
 //     client-go v0.37.2 has no sharded Reflector.
+//   - A label selector is the Reflector's own (Options.LabelSelector,
+//     SetLabelSelector), re-checked on the client and changeable while it
+//     runs; client-go leaves it to the ListerWatcher, fixed.
 //   - No optional Store interfaces (bookmark and resourceVersion updaters), no
 //     data consistency detector.
 //   - List runs on the calling goroutine: a ListerWatcher must honour its

@@ -22,7 +22,7 @@ import (
 //  4. Store.Replace(items, listRV), then remember listRV: the watch starts there.
 func (r *Reflector) list(ctx context.Context) transition {
 	r.listedShard = r.currentShard()
-	if err := r.listedShard.err; err != nil {
+	if err := r.listedShard.parseErr(); err != nil {
 		return transition{to: stateRelistBackoff, cause: err.Error(), err: err}
 	}
 	rv := r.relistResourceVersion()
@@ -44,7 +44,7 @@ func (r *Reflector) list(ctx context.Context) transition {
 		r.paginatedResult = true
 	}
 	r.setResourceVersionUnavailable(false)
-	items = r.filterShard(items)
+	items = r.filterSelected(items)
 
 	// Step 2 (add objects): the whole list replaces what the Store holds.
 	if err := r.store.Replace(items, listRV); err != nil {
@@ -82,8 +82,8 @@ func (r *Reflector) pageSize(rv string) int64 {
 // expires half way (the server compacted its history), it falls back to one
 // unpaginated list at rv.
 func (r *Reflector) listPages(ctx context.Context, rv string) (string, []any, bool, error) {
-	shard := r.listedShard.expr
-	opts := metav1.ListOptions{ResourceVersion: rv, Limit: r.pageSize(rv), ShardSelector: shard}
+	shard, label := r.listedShard.expr, r.listedShard.label
+	opts := metav1.ListOptions{ResourceVersion: rv, Limit: r.pageSize(rv), ShardSelector: shard, LabelSelector: label}
 	var (
 		listRV string
 		items  []any
@@ -96,7 +96,7 @@ func (r *Reflector) listPages(ctx context.Context, rv string) (string, []any, bo
 			if opts.Continue != "" && isExpiredError(err) {
 				r.logger.Debug("reflector: continue token expired, listing in one request", "err", err)
 				r.metrics.list()
-				obj, err = r.lw.List(ctx, metav1.ListOptions{ResourceVersion: rv, ShardSelector: shard})
+				obj, err = r.lw.List(ctx, metav1.ListOptions{ResourceVersion: rv, ShardSelector: shard, LabelSelector: label})
 				if err != nil {
 					return "", nil, true, err
 				}
@@ -121,8 +121,8 @@ func (r *Reflector) listPages(ctx context.Context, rv string) (string, []any, bo
 			return "", nil, true, fmt.Errorf("reflector: list pagination did not advance (continue token %q repeated)", next)
 		}
 		// Later pages carry only the token, which pins the snapshot, and the
-		// shard selector, which the token does not record.
-		opts = metav1.ListOptions{Limit: opts.Limit, Continue: next, ShardSelector: shard}
+		// selectors, which the token does not record.
+		opts = metav1.ListOptions{Limit: opts.Limit, Continue: next, ShardSelector: shard, LabelSelector: label}
 		if ctx.Err() != nil {
 			return "", nil, true, ctx.Err()
 		}

@@ -27,11 +27,13 @@ type ListerWatcher interface {
 }
 
 // ListWatch turns two functions into a ListerWatcher. It is the usual way to
-// narrow a resource client, for example to add a label selector to every call:
+// narrow a resource client, for example to add a label selector to every call.
+// The Reflector may already have put its own (Options.LabelSelector) in the
+// options: AND yours to it, with a comma, rather than overwrite it:
 //
 //	lw := reflector.ListWatch{
 //		ListFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-//			o.LabelSelector = "app=web"
+//			o.LabelSelector = strings.Trim(o.LabelSelector+",app=web", ",")
 //			return pods.List(ctx, o)
 //		},
 //		WatchFunc: ...,

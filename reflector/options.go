@@ -104,6 +104,15 @@ type Options struct {
 	// the Reflector runs. One that does not parse makes every list fail.
 	ShardSelector string
 
+	// LabelSelector, when set, makes the Reflector cache only the objects
+	// whose labels match it, for example "informerlab.dev/bucket in (3,4)".
+	// Lists and watches send it to the server (a ListerWatcher must AND its
+	// own selector to it, never overwrite it) and re-check its answers on
+	// the client (label_selector.go); [Reflector.SetLabelSelector] changes it
+	// while the Reflector runs. One that does not parse makes every list
+	// fail.
+	LabelSelector string
+
 	// MetricsProvider, if set, makes the Reflector record list and watch
 	// requests, relists, watch restarts and its last resourceVersion (see
 	// [MetricsProvider]), under its Name. Nil records nothing.

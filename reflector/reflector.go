@@ -54,12 +54,14 @@ type Reflector struct {
 	// relist. Only the goroutine running ListAndWatch touches it.
 	cycles int
 
-	// listedShard is the shard selector of the last list: the Store holds
-	// its objects, and watches carry it. clientSideFilterLogged records
-	// that the fallback has been logged. Only the goroutine running
+	// listedShard is the shard and label selector of the last list: the
+	// Store holds their objects, and watches carry them.
+	// clientSideFilterLogged and labelFilterLogged record that the
+	// client-side filtering has been logged. Only the goroutine running
 	// ListAndWatch touches them.
 	listedShard            shard
 	clientSideFilterLogged bool
+	labelFilterLogged      bool
 	// relistAtOnce tells Run that ListAndWatch returned for a change of
 	// shard selector: relist without a backoff delay. Only the goroutine
 	// running Run and ListAndWatch touches it.
@@ -118,6 +120,8 @@ func New(lw ListerWatcher, expectedType runtime.Object, store Store, opts Option
 	}
 	r.shard.expr = opts.ShardSelector
 	r.shard.sel, r.shard.err = parseShard(opts.ShardSelector)
+	r.shard.label = opts.LabelSelector
+	r.shard.labelSel, r.shard.labelErr = parseLabel(opts.LabelSelector)
 	r.expectedType, r.expectedGVK, r.typeDescription = describeType(expectedType)
 	r.logger = opts.Logger.With(slog.String("reflector", r.name), slog.String("type", r.typeDescription))
 	r.backoff = newBackoffTimer(opts.Backoff, func() float64 { return r.rand() })
@@ -172,7 +176,7 @@ func (r *Reflector) Run(ctx context.Context) {
 			return
 		}
 		// State: backing off to relist (entered by ListAndWatch on its way out).
-		// A change of shard selector is no failure: relist at once.
+		// A change of selector is no failure: relist at once.
 		delay := time.Duration(0)
 		if !r.relistAtOnce {
 			delay = r.nextDelay()

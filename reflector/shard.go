@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/sharding"
 
@@ -36,17 +37,33 @@ import (
 // A uid and a namespace never change, so an object never moves between
 // shards on its own: only a change of selector moves it.
 
-// errShardSelectorChanged ends a watch whose selector is no longer the
-// Reflector's.
-var errShardSelectorChanged = errors.New("reflector: shard selector changed")
+// errSelectorChanged ends a watch whose shard or label selector is no
+// longer the Reflector's.
+var errSelectorChanged = errors.New("reflector: selector changed")
 
-// shard is one shard selector: the expression sent to the server, the
-// parsed form that re-checks answers, and a generation that counts changes.
+// shard is what the Reflector selects: the shard selector and the label
+// selector (label_selector.go), each as sent to the server and in the parsed
+// form that re-checks answers, and a generation that counts changes of
+// either.
 type shard struct {
 	expr string
 	sel  sharding.Selector // nil when expr is ""
-	gen  uint64
-	err  error // an Options.ShardSelector that does not parse
+	err  error             // an Options.ShardSelector that does not parse
+
+	label    string
+	labelSel labels.Selector // nil when label is ""
+	labelErr error           // an Options.LabelSelector that does not parse
+
+	gen uint64
+}
+
+// parseErr is the first of the two selectors' parse errors, nil if both
+// parsed.
+func (s shard) parseErr() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.labelErr
 }
 
 // parseShard reads expr; "" is no selector.
@@ -76,14 +93,20 @@ func (r *Reflector) SetShardSelector(expr string) error {
 		r.mu.Unlock()
 		return nil
 	}
-	r.shard = shard{expr: expr, sel: sel, gen: r.shard.gen + 1}
+	r.shard.expr, r.shard.sel, r.shard.err = expr, sel, nil
+	r.shard.gen++
 	r.mu.Unlock()
+	r.wakeWatch()
+	r.logger.Info("reflector: shard selector changed; relisting", "shardSelector", expr)
+	return nil
+}
+
+// wakeWatch tells the running watch that a selector changed.
+func (r *Reflector) wakeWatch() {
 	select {
 	case r.shardChanged <- struct{}{}:
 	default: // a wake-up is already pending; the watch reads the newest selector
 	}
-	r.logger.Info("reflector: shard selector changed; relisting", "shardSelector", expr)
-	return nil
 }
 
 // ShardSelector returns the shard selector the Reflector caches, "" for none.
@@ -101,7 +124,7 @@ func (r *Reflector) currentShard() shard {
 	return r.shard
 }
 
-// shardStale reports whether the selector has changed since the last list.
+// shardStale reports whether a selector has changed since the last list.
 func (r *Reflector) shardStale() bool {
 	return r.currentShard().gen != r.listedShard.gen
 }

@@ -65,7 +65,7 @@ var transitions = []struct {
 
 	{stateWatching, stateWatching, "watch ended cleanly (server timeout), idle timeout, or 500 within MaxInternalErrorRetryDuration: re-watch from the last resourceVersion"},
 	{stateWatching, stateRewatchBackoff, "watch refused with 429 or connection refused, or ended with 429"},
-	{stateWatching, stateRelistBackoff, "watch ended with 410 Expired, any other error (a 500 past MaxInternalErrorRetryDuration included), a very short watch, or a resync error; or could not be opened; or the shard selector changed (relist with no delay)"},
+	{stateWatching, stateRelistBackoff, "watch ended with 410 Expired, any other error (a 500 past MaxInternalErrorRetryDuration included), a very short watch, or a resync error; or could not be opened; or the shard or label selector changed (relist with no delay)"},
 	{stateWatching, stateStopped, "context cancelled"},
 
 	{stateRewatchBackoff, stateWatching, "delay elapsed"},

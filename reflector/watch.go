@@ -29,7 +29,7 @@ func (r *Reflector) watch(ctx context.Context, c *cycle) transition {
 		if w != nil {
 			w.Stop()
 		}
-		return r.afterWatch(errShardSelectorChanged, c)
+		return r.afterWatch(errSelectorChanged, c)
 	}
 	if w == nil {
 		timeout := r.watchTimeoutSeconds()
@@ -38,6 +38,7 @@ func (r *Reflector) watch(ctx context.Context, c *cycle) transition {
 			TimeoutSeconds:      &timeout,
 			AllowWatchBookmarks: true,
 			ShardSelector:       r.listedShard.expr,
+			LabelSelector:       r.listedShard.label,
 		}
 		var err error
 		w, err = r.openWatch(ctx, opts)
@@ -78,10 +79,11 @@ func (r *Reflector) afterWatch(err error, c *cycle) transition {
 			cause: fmt.Sprintf("watch ended; re-watching from resourceVersion %q", rv)}
 	case errors.Is(err, errStopRequested):
 		return transition{to: stateStopped, cause: "context cancelled while watching"}
-	case errors.Is(err, errShardSelectorChanged):
+	case errors.Is(err, errSelectorChanged):
 		r.relistAtOnce = true
+		cur := r.currentShard()
 		return transition{to: stateRelistBackoff,
-			cause: fmt.Sprintf("shard selector changed to %q; relisting at once", r.ShardSelector())}
+			cause: fmt.Sprintf("selector changed to shard %q, labels %q; relisting at once", cur.expr, cur.label)}
 	case errors.Is(err, errIdleTimeout):
 		r.logger.Info("reflector: watch silent for too long; re-watching",
 			"idleTimeout", r.opts.IdleTimeout, "resourceVersion", rv)
@@ -134,7 +136,7 @@ func (r *Reflector) handleWatch(ctx context.Context, w watch.Interface, start ti
 			return errIdleTimeout
 		case <-r.shardChanged:
 			if r.shardStale() {
-				return errShardSelectorChanged
+				return errSelectorChanged
 			}
 		case ev, ok := <-w.ResultChan():
 			if !ok {
@@ -151,7 +153,7 @@ func (r *Reflector) handleWatch(ctx context.Context, w watch.Interface, start ti
 			if !ok {
 				continue
 			}
-			if ev.Type == watch.Bookmark || r.inShard(ev.Object) {
+			if ev, ok := r.selectEvent(ev); ok {
 				r.apply(ev)
 			}
 			if !record && ev.Type != watch.Added {

@@ -32,7 +32,7 @@ import (
 // because making progress matters more than the cheaper path.
 func (r *Reflector) watchList(ctx context.Context, c *cycle) transition {
 	r.listedShard = r.currentShard()
-	if err := r.listedShard.err; err != nil {
+	if err := r.listedShard.parseErr(); err != nil {
 		return transition{to: stateRelistBackoff, cause: err.Error(), err: err}
 	}
 	rv := r.rewatchResourceVersion()
@@ -40,6 +40,7 @@ func (r *Reflector) watchList(ctx context.Context, c *cycle) transition {
 	sendInitialEvents := true
 	opts := metav1.ListOptions{
 		ShardSelector:        r.listedShard.expr,
+		LabelSelector:        r.listedShard.label,
 		ResourceVersion:      rv,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 		SendInitialEvents:    &sendInitialEvents,
@@ -69,7 +70,7 @@ func (r *Reflector) watchList(ctx context.Context, c *cycle) transition {
 		return r.afterWatchListFailure(err, rv, c)
 	}
 	r.setResourceVersionUnavailable(false)
-	items = r.filterShard(items)
+	items = r.filterSelected(items)
 
 	// Step 2 (add objects): the streamed snapshot replaces what the Store holds.
 	if err := r.store.Replace(items, endRV); err != nil {

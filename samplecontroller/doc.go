@@ -111,12 +111,17 @@
 // Leases on buckets of Foo uids, the Foo informer caches only the held
 // buckets' Foos (its shard selector, widened and narrowed by the member
 // through [controller.InformerShardCache]), and the Foo controller runs
-// behind the member's guard (the DeploymentSimulator, playing a component
-// outside the ring, does not). Deployments the Foo controller creates carry their
-// Foo's bucket in [BucketLabel]; the Deployment informer itself is not
-// sharded (its label selector cannot change while it runs), so every replica
-// caches every Deployment. [SampleController.ShardMember] says which buckets
-// a replica holds.
+// behind the member's guard. Deployments the Foo controller creates carry
+// their Foo's bucket in [BucketLabel], and the Deployment informer caches
+// only the held buckets' Deployments: the same member sets its label
+// selector, "informerlab.dev/bucket in (…)", through
+// [controller.InformerBucketLabelCache], and admits a bucket once both
+// caches hold it. The DeploymentSimulator, playing a component outside the
+// ring, is not guarded, but it shares that informer: each replica that runs
+// it simulates its own buckets' Deployments. A Deployment of a Foo without
+// the label (made by an unsharded run) is in no cache; the Foo controller's
+// create meets it as AlreadyExists, and labels it if the Foo controls it.
+// [SampleController.ShardMember] says which buckets a replica holds.
 //
 // # Guarantees
 //

@@ -72,7 +72,11 @@ const (
 //  4. Default: spec.replicas nil means DefaultReplicas (in memory only).
 //  5. Get the Deployment from the cache; create it if it is missing, with
 //     a controller owner reference to the Foo — also when someone deleted
-//     it: its delete event brought the Foo here.
+//     it: its delete event brought the Foo here. Sharded, the new
+//     Deployment carries BucketLabel; a create that meets AlreadyExists
+//     reads the live Deployment from the API and, if the Foo controls it
+//     but it lacks the label (an unsharded run made it), labels it, since
+//     the replica's cache, selected by that label, would never see it.
 //  6. Refuse to adopt a Deployment the Foo does not control: say so in the
 //     status (ReasonResourceExists) and in a Warning Event
 //     (EventReasonErrResourceExists), and return an error, so the Foo is

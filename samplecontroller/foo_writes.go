@@ -72,10 +72,53 @@ func (r *FooReconciler) createDeployment(ctx context.Context, foo *Foo, replicas
 		// reads a fresher cache.
 		return r.client.Create(ctx, dep)
 	})
+	if apierrors.IsAlreadyExists(err) && r.buckets > 0 {
+		// Sharded, the cache holds only Deployments labelled with a held
+		// bucket: this one may never reach it.
+		return r.labelExisting(ctx, foo, dep)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return dep, nil
+}
+
+// labelExisting handles a sharded create that met an existing Deployment.
+// The replica's cache selects Deployments by BucketLabel, so one without
+// the label (created before the controller ran sharded) or with another
+// bucket's never reaches it, and every retry would meet AlreadyExists
+// again. It reads the live Deployment from the API; if foo controls it and
+// its label is not foo's bucket, it sets the label with a merge patch that
+// carries the resourceVersion it read (409 Conflict if it changed since),
+// after which the label selector's watch brings it into the cache. It
+// returns the live Deployment either way: one foo does not control goes on
+// to step 6, which reports it and never touches it.
+func (r *FooReconciler) labelExisting(ctx context.Context, foo *Foo, want *Deployment) (*Deployment, error) {
+	obj, err := r.api(DeploymentsGVR, want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	live, ok := obj.(*Deployment)
+	if !ok {
+		return nil, fmt.Errorf("samplecontroller: deployment %s/%s: got %T, want *Deployment", want.Namespace, want.Name, obj)
+	}
+	bucket := want.Labels[BucketLabel]
+	if !metav1.IsControlledBy(live, foo) || live.Labels[BucketLabel] == bucket {
+		return live, nil
+	}
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"labels": map[string]string{BucketLabel: bucket}, "resourceVersion": live.ResourceVersion},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("samplecontroller: %w", err)
+	}
+	err = r.write("patch", "deployments", live.Namespace, live.Name, "label "+BucketLabel+"="+bucket, func() error {
+		return r.client.Patch(ctx, live, controller.RawPatch(types.MergePatchType, patch))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return live, nil
 }
 
 // newDeployment returns the Deployment foo asks for: replicas pods of one

@@ -60,7 +60,8 @@ type Options struct {
 
 	// DeploymentSimulator, when true, also runs the DeploymentSimulator,
 	// which plays kube-controller-manager's Deployment controller. Set it on
-	// fakeapi; never on a real cluster.
+	// fakeapi; never on a real cluster. Sharded, it simulates only the
+	// Deployments of the buckets the replica holds: set it on every replica.
 	DeploymentSimulator bool
 
 	// RateLimiter decides how long a failed Foo waits before its next try.
@@ -155,7 +156,8 @@ func New(api API, opts Options) (*SampleController, error) {
 	if err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
 	}
-	if _, err := mgr.GetInformer(DeploymentsGVR, &Deployment{}); err != nil {
+	depInformer, err := mgr.GetInformer(DeploymentsGVR, &Deployment{})
+	if err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
 	}
 
@@ -164,7 +166,7 @@ func New(api API, opts Options) (*SampleController, error) {
 	// reads a Foo's bucket from its uid in the Foo cache.
 	guardFoo := func(r controller.Reconciler) controller.Reconciler { return r }
 	if opts.Shard != nil {
-		if sc.member, err = shard(mgr, typed, fooInformer, opts); err != nil {
+		if sc.member, err = shard(mgr, typed, fooInformer, depInformer, opts); err != nil {
 			return nil, errShard(err)
 		}
 		m := sc.member
@@ -212,10 +214,13 @@ func New(api API, opts Options) (*SampleController, error) {
 
 	if opts.DeploymentSimulator {
 		// The simulator stands for kube-controller-manager, a component
-		// of its own, not a replica of the ring: it is not guarded. Each
-		// replica's simulator sees every Deployment (that informer is not
-		// sharded); their status writes are the same, so the first wins
-		// and the others find nothing to do (or a Conflict, and retry).
+		// of its own, not a replica of the ring: it is not guarded. It
+		// shares the Deployment informer, so sharded, each replica's
+		// simulator sees and simulates only its buckets' Deployments, and
+		// a crashed replica's are simulated by the survivor that takes
+		// its buckets. While a bucket moves, two caches may hold it for a
+		// moment; their status writes are the same, so the first wins and
+		// the other finds nothing to do (or a Conflict, and retries).
 		s := &DeploymentSimulator{client: cl, obs: opts.Observer}
 		sc.simulator, err = controller.NewBuilder(mgr).Named(SimulatorControllerName).
 			Watches(DeploymentsGVR, &Deployment{},

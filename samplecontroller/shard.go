@@ -13,8 +13,13 @@ import (
 // BucketLabel is the label the Foo controller stamps on every Deployment it
 // creates when it runs sharded: the bucket of the owning Foo (from the Foo's
 // uid, [controller.BucketOf]). A shard selector can only hash an object's
-// own uid or namespace, so a child finds its owner's bucket this way:
-// kubectl get deploy -L informerlab.dev/bucket shows the split.
+// own uid or namespace, so a child finds its owner's bucket this way, and a
+// sharded replica's Deployment informer selects "informerlab.dev/bucket in
+// (its buckets)": kubectl get deploy -L informerlab.dev/bucket shows the
+// split. A Foo's uid never changes, so neither does its children's label.
+// A Deployment without it (created by an unsharded run) is in no replica's
+// cache; the Foo controller labels it when its create meets it (see
+// [FooReconciler]).
 const BucketLabel = "informerlab.dev/bucket"
 
 // LeasesGVR is the resource of the Leases a sharded sample controller keeps.
@@ -50,24 +55,36 @@ type ShardOptions struct {
 	RetryPeriod   time.Duration
 }
 
-// shard wires a ShardMember around the Foo informer: the informer starts
-// with no bucket, and the member widens its shard selector as it gains
-// buckets; it is added to the Manager, which runs it on every replica.
-func shard(mgr *controller.Manager, api API, fooInformer informer.SharedIndexInformer, opts Options) (*controller.ShardMember, error) {
+// shard wires a ShardMember around the Foo and Deployment informers: both
+// start with no bucket, and as the member gains buckets it widens the Foo
+// informer's shard selector and, from the same buckets, the Deployment
+// informer's label selector on BucketLabel; it admits a gained bucket once
+// both caches hold it. The member is added to the Manager, which runs it on
+// every replica.
+func shard(mgr *controller.Manager, api API, fooInformer, depInformer informer.SharedIndexInformer, opts Options) (*controller.ShardMember, error) {
 	so := opts.Shard
-	none, err := controller.ShardSelectorFor(nil, cmpOrInt(so.Buckets, controller.DefaultShardBuckets))
+	buckets := cmpOrInt(so.Buckets, controller.DefaultShardBuckets)
+	none, err := controller.ShardSelectorFor(nil, buckets)
 	if err != nil {
 		return nil, err
 	}
 	if err := fooInformer.SetShardSelector(none); err != nil {
 		return nil, err
 	}
-	// The reference list the cache waits for goes through the same handle
-	// as the informer's own list.
-	cache, err := controller.InformerShardCache(fooInformer, api(FoosGVR, opts.Namespace))
+	if err := depInformer.SetLabelSelector(controller.BucketLabelSelector(BucketLabel, nil)); err != nil {
+		return nil, err
+	}
+	// The reference lists the caches wait for go through the same handles
+	// as the informers' own lists.
+	fooCache, err := controller.InformerShardCache(fooInformer, api(FoosGVR, opts.Namespace))
 	if err != nil {
 		return nil, err
 	}
+	depCache, err := controller.InformerBucketLabelCache(depInformer, api(DeploymentsGVR, opts.Namespace), BucketLabel, buckets)
+	if err != nil {
+		return nil, err
+	}
+	cache := controller.ShardCaches(fooCache, depCache)
 	leases := so.LeaseClient
 	if leases == nil {
 		ns := cmpOr(cmpOr(so.LeaseNamespace, opts.Namespace), "default")

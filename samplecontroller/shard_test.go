@@ -3,6 +3,7 @@ package samplecontroller_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -144,8 +145,10 @@ func startReplicas(t *testing.T, srv *fakeapi.Server, n int, j *journal) []*repl
 		r.leases = leasecut.New(srv.Resource(sc.LeasesGVR).Namespace("kube-system"))
 		var err error
 		r.sc, err = sc.New(api, sc.Options{
-			Namespace:           ns,
-			DeploymentSimulator: i == n-1, // one simulator, in the replica never killed
+			Namespace: ns,
+			// Every replica simulates its own buckets' Deployments; a
+			// crashed one's are simulated by their new holder.
+			DeploymentSimulator: true,
 			Logger:              quiet,
 			Observer:            j.observer(r.name),
 			Shard: &sc.ShardOptions{
@@ -200,28 +203,79 @@ func cachedFoos(t *testing.T, r *replica) []string {
 	return keys
 }
 
-// checkShares checks that every live replica caches exactly the Foos of the
-// buckets it holds, that the held sets split all buckets, and so that every
-// Foo is in exactly one cache. It returns bucket → holder.
-func checkShares(t *testing.T, live []*replica, all map[string]int) map[int]string {
+// cachedDeployments returns the keys in a replica's Deployment cache, sorted.
+func cachedDeployments(t *testing.T, r *replica) []string {
+	t.Helper()
+	inf, err := r.sc.Manager().GetInformer(sc.DeploymentsGVR, &sc.Deployment{})
+	require.NoError(t, err)
+	keys := inf.GetIndexer().ListKeys()
+	sort.Strings(keys)
+	return keys
+}
+
+// deploymentBuckets returns every Deployment's key → the bucket of the Foo
+// that controls it, computed from that Foo's uid (not read from the label).
+func deploymentBuckets(t *testing.T, w *world, buckets int) map[string]int {
+	t.Helper()
+	list, err := w.foos.List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	items, err := meta.ExtractList(list)
+	require.NoError(t, err)
+	fooBucket := map[types.UID]int{}
+	for _, item := range items {
+		m, err := meta.Accessor(item)
+		require.NoError(t, err)
+		fooBucket[m.GetUID()] = controller.BucketOf(m.GetUID(), buckets)
+	}
+	list, err = w.deps.List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	items, err = meta.ExtractList(list)
+	require.NoError(t, err)
+	out := map[string]int{}
+	for _, item := range items {
+		m, err := meta.Accessor(item)
+		require.NoError(t, err)
+		ref := metav1.GetControllerOfNoCopy(m)
+		require.NotNil(t, ref, "deployment %s has a controller", m.GetName())
+		out[m.GetNamespace()+"/"+m.GetName()] = fooBucket[ref.UID]
+	}
+	return out
+}
+
+// keysIn returns the keys of all whose bucket is in held, sorted.
+func keysIn(all map[string]int, held []int) []string {
+	var keys []string
+	for key, b := range all {
+		if slices.Contains(held, b) {
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// checkShares checks that every live replica caches exactly the Foos and
+// the Deployments of the buckets it holds, that the held sets split all
+// buckets, and so that every Foo and every Deployment is in exactly one
+// cache. It returns bucket → holder.
+func checkShares(t *testing.T, live []*replica, all, deps map[string]int) map[int]string {
 	t.Helper()
 	holder := map[int]string{}
+	var union []string
 	for _, r := range live {
 		held := r.sc.ShardMember().Held()
-		var want []string
-		for key, b := range all {
-			if slices.Contains(held, b) {
-				want = append(want, key)
-			}
-		}
-		sort.Strings(want)
-		assert.Equal(t, want, cachedFoos(t, r), "replica %s (buckets %v) caches exactly its buckets' Foos", r.name, held)
+		assert.Equal(t, keysIn(all, held), cachedFoos(t, r), "replica %s (buckets %v) caches exactly its buckets' Foos", r.name, held)
+		assert.Equal(t, keysIn(deps, held), cachedDeployments(t, r), "replica %s (buckets %v) caches exactly its buckets' Deployments", r.name, held)
+		union = append(union, cachedDeployments(t, r)...)
 		for _, b := range held {
 			assert.NotContains(t, holder, b, "bucket %d held twice", b)
 			holder[b] = r.name
 		}
 	}
 	assert.Len(t, holder, controller.DefaultShardBuckets, "every bucket is held")
+	sort.Strings(union)
+	assert.Equal(t, keysIn(deps, slices.Collect(maps.Keys(holder))), union, "every Deployment in exactly one cache")
+	assert.Len(t, union, len(deps))
 	var names []string
 	for _, r := range live {
 		names = append(names, r.name)
@@ -280,7 +334,9 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 		synctest.Wait()
 		w.checkConverged(t)
 		all := fooBuckets(t, w.foos, controller.DefaultShardBuckets)
-		holder := checkShares(t, rs, all)
+		deps := deploymentBuckets(t, w, controller.DefaultShardBuckets)
+		require.Len(t, deps, len(all), "one Deployment per Foo")
+		holder := checkShares(t, rs, all, deps)
 		for _, r := range rs {
 			assert.NotEmpty(t, r.sc.ShardMember().Held(), "replica %s holds buckets", r.name)
 		}
@@ -318,7 +374,7 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 		time.Sleep(30 * time.Second)
 		synctest.Wait()
 		w.checkConverged(t)
-		holder = checkShares(t, rs[1:], all)
+		holder = checkShares(t, rs[1:], all, deps)
 		got = j.reconcilers()
 		for _, key := range lost {
 			require.Len(t, got[key], 1, "%s reconciled by one survivor", key)
@@ -340,4 +396,51 @@ func TestShardedSampleControllerRefusesABadRingName(t *testing.T) {
 	_, err := sc.New(api, sc.Options{Logger: quiet, Shard: &sc.ShardOptions{Ring: "Not A DNS Label"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "samplecontroller: sharding: controller: shard member: Ring")
+}
+
+// A Deployment made by an unsharded run carries no bucket label, so no
+// sharded replica's cache ever holds it and every create meets
+// AlreadyExists. The Foo controller reads it from the API and, since the Foo
+// controls it, labels it with the Foo's bucket (a patch that carries the
+// resourceVersion it read); the replica's cache then holds it and the Foo
+// converges. A Deployment the Foo does not control is left as it is, and
+// the Foo says so.
+func TestShardedFooControllerLabelsAnUnlabelledDeploymentItControls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+		t.Cleanup(srv.Close)
+		require.NoError(t, sc.Register(srv))
+		w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
+		mine := w.createFoo(t, newFoo("mine", "dep-mine", int32p(2)))
+		other := w.createFoo(t, newFoo("other", "dep-other", int32p(1)))
+		unlabelled := func(name string, owner *sc.Foo, controlled bool) {
+			ref := *metav1.NewControllerRef(owner, sc.FooGVK)
+			ref.Controller = &controlled
+			_, err := w.deps.Create(context.Background(), &sc.Deployment{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, OwnerReferences: []metav1.OwnerReference{ref}},
+				Spec: sc.DeploymentSpec{Replicas: int32p(1), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "nginx"}},
+					Template: sc.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "nginx"}}}},
+			}, metav1.CreateOptions{})
+			require.NoError(t, err)
+		}
+		unlabelled("dep-mine", mine, true)
+		unlabelled("dep-other", other, false) // owned, but not controlled, by other
+
+		rs := startReplicas(t, srv, 1, newJournal())
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+
+		dep := w.getDeployment(t, "dep-mine")
+		bucket := strconv.Itoa(controller.BucketOf(mine.UID, controller.DefaultShardBuckets))
+		assert.Equal(t, bucket, dep.Labels[sc.BucketLabel], "labelled with its Foo's bucket")
+		assert.Equal(t, int32(2), *dep.Spec.Replicas, "then scaled, from the cache")
+		assert.Equal(t, int32(2), dep.Status.AvailableReplicas, "and simulated, from the cache")
+		assert.Equal(t, metav1.ConditionTrue, ready(w.getFoo(t, "mine")).Status)
+		assert.Contains(t, cachedDeployments(t, rs[0]), ns+"/dep-mine")
+
+		otherDep := w.getDeployment(t, "dep-other")
+		assert.NotContains(t, otherDep.Labels, sc.BucketLabel, "a Deployment the Foo does not control is not touched")
+		assert.Equal(t, sc.ReasonResourceExists, ready(w.getFoo(t, "other")).Reason)
+		assert.NotContains(t, cachedDeployments(t, rs[0]), ns+"/dep-other")
+	})
 }

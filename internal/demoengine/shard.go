@@ -167,8 +167,9 @@ func (d *shardDemo) start(count int) error {
 		r.leases = leasecut.New(d.srv.Resource(sc.LeasesGVR).Namespace("kube-system"))
 		ctl, err := sc.New(api, sc.Options{
 			Namespace: ns,
-			// One Deployment simulator, in the replica the demo never kills.
-			DeploymentSimulator: i == count-1,
+			// Every replica simulates its own buckets' Deployments (the
+			// Deployment informer is sharded by the bucket label).
+			DeploymentSimulator: true,
 			Logger:              quietLogger,
 			Observer:            observer,
 			Shard: &sc.ShardOptions{

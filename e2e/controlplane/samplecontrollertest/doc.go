@@ -35,11 +35,12 @@
 //   - Leader election on a real Lease: of two Managers, one reconciles; when
 //     it stops, the other takes over, and the two never run at once.
 //   - Sharding with the ShardedListAndWatch gate on: three sharded sample
-//     controllers each cache exactly their buckets' Foos; one is killed, and
-//     the test logs how long the survivors take to reconcile its Foos (p50
-//     and max of three runs). The same runs on a second control plane with
-//     the gate off (testenv.GateOff), where the server sends every Foo and
-//     the client-side re-check gives the same caches.
+//     controllers each cache exactly their buckets' Foos and, by the bucket
+//     label, their Deployments; one is killed, and the test logs how long
+//     the survivors take to reconcile its Foos (p50 and max of three runs).
+//     The same runs on a second control plane with the gate off
+//     (testenv.GateOff), where the server sends every Foo and the
+//     client-side re-check gives the same caches.
 //   - Scaling a ring 3 → 4 → 3 (shard_scale_test.go), on both planes: only
 //     the buckets whose ring owner changes move, each Lease straight from
 //     its old holder to its new one; the fourth's graceful leave hands its

@@ -1,9 +1,7 @@
 package samplecontrollertest
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -13,13 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/e2e/controlplane"
 	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
-	"github.com/informerlab/informerlab/internal/leasecut"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -128,37 +124,6 @@ func replicaNames(rs []*ringReplica) []string {
 		names = append(names, r.name)
 	}
 	return names
-}
-
-// joinRing starts one more sharded sample controller of ring, named name,
-// as startRing starts each of its three (without a Deployment simulator:
-// the ring's last replica runs that), and stops it when the test ends.
-func joinRing(t *testing.T, c *client.Client, ns, ring, name string, j *ringJournal) *ringReplica {
-	t.Helper()
-	api := func(gvr schema.GroupVersionResource, ns string) sc.Resource { return c.Resource(gvr).Namespace(ns) }
-	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
-	r := &ringReplica{name: name, done: make(chan error, 1)}
-	r.leases = leasecut.New(c.Resource(sc.LeasesGVR).Namespace(ns))
-	var err error
-	r.ctrl, err = sc.New(api, sc.Options{
-		Namespace: ns,
-		Logger:    logger,
-		Observer:  j.observer(r.name),
-		Shard: &sc.ShardOptions{
-			Ring:          ring,
-			Identity:      r.name,
-			LeaseClient:   r.leases,
-			LeaseDuration: ringLeaseDuration,
-			RenewDeadline: ringRenewDeadline,
-			RetryPeriod:   ringRetryPeriod,
-		},
-	})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	go func() { r.done <- r.ctrl.Run(ctx) }()
-	t.Cleanup(func() { r.stop(t) })
-	return r
 }
 
 // bucketHolders reads the ring's bucket Leases: bucket → holderIdentity

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -134,45 +135,50 @@ func (r *ringReplica) kill(t *testing.T) {
 // through c, each with its own Identity, in this process.
 func startRing(t *testing.T, c *client.Client, ns, ring string, j *ringJournal) []*ringReplica {
 	t.Helper()
+	var rs []*ringReplica
+	for i := range 3 {
+		rs = append(rs, joinRing(t, c, ns, ring, "replica-"+strconv.Itoa(i), j))
+	}
+	return rs
+}
+
+// joinRing runs one sharded sample controller named name in ring, in this
+// process, until the test ends or it is stopped. Every replica simulates
+// its own buckets' Deployments (a killed one's are then simulated by their
+// new holder).
+func joinRing(t *testing.T, c *client.Client, ns, ring, name string, j *ringJournal) *ringReplica {
+	t.Helper()
 	api := func(gvr schema.GroupVersionResource, ns string) sc.Resource { return c.Resource(gvr).Namespace(ns) }
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
-	var rs []*ringReplica
-	const n = 3
-	for i := range n {
-		r := &ringReplica{name: "replica-" + strconv.Itoa(i), done: make(chan error, 1)}
-		r.leases = leasecut.New(c.Resource(sc.LeasesGVR).Namespace(ns))
-		var err error
-		r.ctrl, err = sc.New(api, sc.Options{
-			Namespace:           ns,
-			DeploymentSimulator: i == n-1, // one simulator, in the replica never killed
-			Logger:              logger,
-			Observer:            j.observer(r.name),
-			Shard: &sc.ShardOptions{
-				Ring:          ring,
-				Identity:      r.name,
-				LeaseClient:   r.leases,
-				LeaseDuration: ringLeaseDuration,
-				RenewDeadline: ringRenewDeadline,
-				RetryPeriod:   ringRetryPeriod,
-			},
-		})
-		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(context.Background())
-		r.cancel = cancel
-		go func() { r.done <- r.ctrl.Run(ctx) }()
-		rs = append(rs, r)
-	}
-	t.Cleanup(func() {
-		for _, r := range rs {
-			r.stop(t)
-		}
+	r := &ringReplica{name: name, done: make(chan error, 1)}
+	r.leases = leasecut.New(c.Resource(sc.LeasesGVR).Namespace(ns))
+	var err error
+	r.ctrl, err = sc.New(api, sc.Options{
+		Namespace:           ns,
+		DeploymentSimulator: true,
+		Logger:              logger,
+		Observer:            j.observer(r.name),
+		Shard: &sc.ShardOptions{
+			Ring:          ring,
+			Identity:      r.name,
+			LeaseClient:   r.leases,
+			LeaseDuration: ringLeaseDuration,
+			RenewDeadline: ringRenewDeadline,
+			RetryPeriod:   ringRetryPeriod,
+		},
 	})
-	return rs
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() { r.done <- r.ctrl.Run(ctx) }()
+	t.Cleanup(func() { r.stop(t) })
+	return r
 }
 
 // shareReport says what is wrong with the live replicas' shares ("" when
 // nothing): each must hold the buckets the ring gives it among the live
-// replicas ([controller.BucketOwners]), and cache exactly their Foos.
+// replicas ([controller.BucketOwners]), and cache exactly their Foos and
+// their Foos' Deployments (foo-NN's is dep-NN, createRingFoos).
 func shareReport(t *testing.T, live []*ringReplica, buckets map[string]int) string {
 	var names []string
 	for _, r := range live {
@@ -204,6 +210,17 @@ func shareReport(t *testing.T, live []*ringReplica, buckets map[string]int) stri
 		sort.Strings(got)
 		if !slices.Equal(want, got) {
 			return fmt.Sprintf("%s holds buckets %v, wants Foos %v, caches %v", r.name, held, want, got)
+		}
+		var wantDeps []string
+		for _, key := range want {
+			wantDeps = append(wantDeps, strings.Replace(key, "/foo-", "/dep-", 1))
+		}
+		deps, err := r.ctrl.Manager().GetInformer(sc.DeploymentsGVR, &sc.Deployment{})
+		require.NoError(t, err)
+		gotDeps := deps.GetIndexer().ListKeys()
+		sort.Strings(gotDeps)
+		if !slices.Equal(wantDeps, gotDeps) {
+			return fmt.Sprintf("%s holds buckets %v, wants Deployments %v, caches %v", r.name, held, wantDeps, gotDeps)
 		}
 		for _, b := range held {
 			if h, ok := holders[b]; ok {
@@ -322,8 +339,8 @@ func later(a, b time.Time) time.Time {
 // TestShardedSampleControllerKillOneReplicaSurvivorsTakeItsFoos runs three
 // sharded sample controllers against kube-apiserver with the
 // ShardedListAndWatch gate on, three times over the same Foos: each replica
-// caches exactly its buckets' Foos (the union is all, no Foo in two
-// caches), every Foo converges, no two replicas reconcile one Foo at once;
+// caches exactly its buckets' Foos and their Deployments (the union is
+// all, none in two caches), every Foo converges, no two replicas reconcile one Foo at once;
 // then replica-0 is killed (no renewal, no release) and the test times how
 // long until every Foo of its buckets has been reconciled by a survivor.
 // It logs the takeover's p50 and max over the runs.

@@ -218,16 +218,21 @@ func (d *shardDemo) live() []*shardReplica {
 }
 
 // settled reports whether every bucket is held by the live member the ring
-// gives it, and by no one else.
+// gives it, and by no one else, and admitted: the holder's caches have
+// caught up with it.
 func (d *shardDemo) settled() bool {
 	live := d.live()
 	var names []string
 	holder := map[int]string{}
 	for _, r := range live {
 		names = append(names, r.name)
-		for _, b := range r.ctl.ShardMember().Held() {
+		m := r.ctl.ShardMember()
+		for _, b := range m.Held() {
 			if _, twice := holder[b]; twice {
 				return false
+			}
+			if !m.Admits(b) {
+				return false // its caches have not caught up with it yet
 			}
 			holder[b] = r.name
 		}
@@ -308,9 +313,12 @@ func (d *shardDemo) play(ctx context.Context) error {
 	sort.Strings(orphans)
 
 	d.n.chapter(2, "a replica dies", fmt.Sprintf("%s stops without a word: its Lease renewals fail, then it stops; it releases nothing. Its buckets %v are free only when their Leases expire (LeaseDuration %v).", victim.name, lost, shardLeaseDuration))
-	d.log.reset()
 	killed := time.Now()
 	d.kill(victim)
+	// From here on only survivors reconcile: the victim's last Reconcile
+	// (its simulator's status writes re-enqueue its Foos until the end)
+	// ended before kill returned.
+	d.log.reset()
 	d.n.say("  %s is dead; its Foos %s have no replica now", victim.name, strings.Join(orphans, ", "))
 
 	d.n.chapter(3, "the survivors take over", "Each survivor sees the dead member's Lease expire, takes the buckets the ring now gives it, widens its shard selector (a relist) and reconciles the Foos it gained.")

@@ -181,7 +181,12 @@ func TestReplicaLanesShowQueueDeploymentsAndTheRelistBurstOfATakeover(t *testing
 		assert.Zero(t, after.LastRelistDeleted, "a survivor only gains")
 		assert.Positive(t, after.LastRelistAgoMS)
 		assert.Less(t, after.LastRelistAgoMS, float64(shardLeaseDuration/time.Millisecond), "the last relist came after the kill")
-		assert.Equal(t, lostFoos-1, after.Queue, "one gained Foo in the held worker's Reconcile, the others queued")
+		// One gained Foo is in the held worker's Reconcile, the others
+		// wait; the survivor's own Foos may wait too: the Deployment
+		// informer's relist delivers their Deployments again as updates,
+		// which enqueue the owners.
+		assert.GreaterOrEqual(t, after.Queue, lostFoos-1, "the gained Foos wait behind the held worker")
+		assert.LessOrEqual(t, after.Queue, shardFoos-1, "no Foo waits twice")
 
 		close(release)
 		require.NoError(t, waitFor(ctx, "the queue drains", func() bool { return c.Status().Replicas.Lanes[1].Queue == 0 }))

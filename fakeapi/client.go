@@ -77,7 +77,13 @@ func (c *ResourceClient) Watch(ctx context.Context, opts metav1.ListOptions) (wa
 	if err != nil {
 		return nil, err
 	}
-	return c.s.watch(ctx, r, c.ns, opts, c.s.typed(r))
+	w, err := c.s.watch(ctx, r, c.ns, opts, c.s.typed(r))
+	if err != nil {
+		// Not w: a nil *watcher in a watch.Interface is not a nil
+		// interface, and a caller that checks w != nil would Stop it.
+		return nil, err
+	}
+	return w, nil
 }
 
 // Get returns one object.

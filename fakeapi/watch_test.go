@@ -403,3 +403,21 @@ func TestCloseStopsEveryWatchGoroutine(t *testing.T) {
 		assert.Error(t, err, "no list after Close")
 	})
 }
+
+// TestRefusedWatchReturnsANilInterface: a watch the server refuses returns
+// its error and a nil watch.Interface, not a nil *watcher inside one, which
+// a caller checking w != nil would call Stop on.
+// Diagram: step 1. client-go: a ListerWatcher's Watch returns (nil, err).
+func TestRefusedWatchReturnsANilInterface(t *testing.T) {
+	s := newServer(t, fakeapi.Options{})
+	cms := s.Resource(configMaps).Namespace("default")
+	for _, opts := range []metav1.ListOptions{
+		{LabelSelector: "a in ("},
+		{ShardSelector: "shardRange("},
+		{ResourceVersion: "not-a-number"},
+	} {
+		w, err := cms.Watch(t.Context(), opts)
+		assert.Error(t, err, "%+v", opts)
+		assert.True(t, w == nil, "%+v: got a %T, want a nil watch.Interface", opts, w)
+	}
+}

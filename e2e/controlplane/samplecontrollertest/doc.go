@@ -39,9 +39,20 @@
 //     the test logs how long the survivors take to reconcile its Foos (p50
 //     and max of three runs). The same runs against fakeapi ignoring the
 //     selector, where the client-side re-check gives the same caches.
+//   - The same ring as processes (cmd/samplecontroller, built once per
+//     test), on both control planes, the gate on and off: every bucket held
+//     once and each replica caching its buckets' Foos, read from their
+//     --stats files; a replica SIGKILLed and its Foos reconciled by the
+//     survivors within LeaseDuration + RenewDeadline + 5 s, with no two
+//     replicas ever on one key (their --journal files); a replica SIGSTOPped
+//     past its Lease making no write until it holds a bucket again; and the
+//     Foo bytes and heap of each replica of three against a ring of one and
+//     an empty replica. BenchmarkShardedReplicas reports the same figures at
+//     any scale (-shard.foos, -shard.kills).
 //
 // TestMain starts one control plane for the package (testenv.Main); each test
 // works in its own namespace.
 //
 // Run with: cd e2e/controlplane && go test -race ./samplecontrollertest -run 'Foo|Leader|Admission|Sharded' -v
+// (the process tests alone: -run 'Process|Paused|Receive')
 package samplecontrollertest

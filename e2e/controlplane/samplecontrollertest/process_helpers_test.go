@@ -306,10 +306,14 @@ func procShareReport(tb testing.TB, live []*replicaProcess, buckets map[string]i
 // waitProcShares waits until procShareReport finds nothing wrong.
 func waitProcShares(tb testing.TB, live []*replicaProcess, buckets map[string]int) {
 	tb.Helper()
-	waitUntil(tb, wait, "the replicas to split the buckets and their Foos", func() string {
+	waitUntil(tb, scaledWait(len(buckets)), "the replicas to split the buckets and their Foos", func() string {
 		return procShareReport(tb, live, buckets, controller.DefaultShardBuckets)
 	})
 }
+
+// scaledWait is how long a wait on foos Foos may take: wait, plus 10 ms a
+// Foo for the benchmark's thousands.
+func scaledWait(foos int) time.Duration { return wait + time.Duration(foos)*10*time.Millisecond }
 
 // waitUntil polls check every 100 ms until it returns "", and fails tb with
 // its last answer after d.

@@ -30,6 +30,7 @@ import (
 const testDeadline = 20 * time.Second
 
 // --help describes every flag, and says what the exit statuses are.
+// Diagram: none. client-go: sample-controller main.go's flags.
 func TestHelpExplainsEveryFlag(t *testing.T) {
 	var out strings.Builder
 
@@ -47,6 +48,7 @@ func TestHelpExplainsEveryFlag(t *testing.T) {
 
 // A bad command line is a usage error (exit status 2) that says what is
 // wrong; it starts nothing.
+// Diagram: none. client-go: none.
 func TestBadCommandLinesAreUsageErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -71,6 +73,7 @@ func TestBadCommandLinesAreUsageErrors(t *testing.T) {
 
 // A server URL or kubeconfig that cannot be used is an ordinary error
 // (exit status 1) naming the flag.
+// Diagram: none. client-go: none.
 func TestUnusableServerIsAnError(t *testing.T) {
 	err := run(t.Context(), []string{"--server", "127.0.0.1:8080"}, io.Discard, io.Discard)
 	require.Error(t, err)
@@ -83,6 +86,7 @@ func TestUnusableServerIsAnError(t *testing.T) {
 }
 
 // Bytes are counted by the resource a request's path names.
+// Diagram: step 1. client-go: none.
 func TestByteCountsByResource(t *testing.T) {
 	var c byteCounts
 	for _, tc := range []struct{ path, want string }{
@@ -106,6 +110,7 @@ func TestByteCountsByResource(t *testing.T) {
 // made, and reports in its stats the buckets, the caches and the bytes it
 // received; on cancel (SIGTERM) it releases its Leases and says so in a
 // last snapshot.
+// Diagram: steps 1-9, sharded. client-go: none.
 func TestOneReplicaJournalsStatsAndReleasesOnStop(t *testing.T) {
 	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
 	require.NoError(t, sc.Register(srv))

@@ -49,9 +49,15 @@ func New(cfg *Config, scheme *runtime.Scheme) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, err := cfg.transport()
+	shared, err := cfg.transport()
 	if err != nil {
 		return nil, err
+	}
+	var tr http.RoundTripper = shared
+	if cfg.WrapTransport != nil {
+		if tr = cfg.WrapTransport(shared); tr == nil {
+			return nil, errors.New("client: Config.WrapTransport returned a nil RoundTripper")
+		}
 	}
 	timeout := cfg.Timeout
 	if timeout == 0 {

@@ -60,6 +60,18 @@ type Config struct {
 	// capped one by one at MaxWatchEventBytes). A larger answer fails, with an error
 	// that says so, once MaxResponseBytes have been read. Zero means no cap.
 	MaxResponseBytes int64
+
+	// WrapTransport, when set, wraps the transport every request of the client goes
+	// through: it is given the shared transport of the Config's TLS and health-check
+	// settings and returns the RoundTripper the client uses, typically one that
+	// observes each request and response (counts the bytes of response bodies,
+	// times requests) and calls the shared one. The wrapper belongs to this client
+	// alone: the transport under it, and so its connections, are still shared with
+	// every client of the same settings, and a wrapper never decides which transport
+	// that is. It must not return nil.
+	//
+	// client-go: rest.Config.WrapTransport.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // DefaultTimeout is Config.Timeout's default: kube-apiserver's own limit on a

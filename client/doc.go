@@ -68,6 +68,8 @@
 //   - Config prints and logs with its secrets redacted; no log line or error shows a
 //     server URL's userinfo.
 //   - Clients with the same TLS and health-check settings share one transport.
+//     Config.WrapTransport wraps it for one client (to count or time its requests)
+//     without leaving that sharing.
 //   - A cancelled context or Stop closes ResultChan promptly, with no error event; a
 //     clean end of stream, or a connection lost between two events, closes it with no
 //     error event either (the caller re-watches from the last resourceVersion).

@@ -47,3 +47,6 @@ func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { re
 func SetRoundTripper(c *Client, rt func(*http.Request) (*http.Response, error)) {
 	c.http.Transport = roundTripFunc(rt)
 }
+
+// TransportOf returns the RoundTripper c sends its requests through.
+func TransportOf(c *Client) http.RoundTripper { return c.http.Transport }

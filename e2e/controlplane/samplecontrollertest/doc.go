@@ -46,9 +46,20 @@
 //     its old holder to its new one; the fourth's graceful leave hands its
 //     buckets back within a Lease duration; no two replicas reconcile one
 //     Foo at once. The test logs how long each move took.
+//   - The same ring as processes (cmd/samplecontroller, built once per
+//     test), on both control planes, the gate on and off: every bucket held
+//     once and each replica caching its buckets' Foos, read from their
+//     --stats files; a replica SIGKILLed and its Foos reconciled by the
+//     survivors within LeaseDuration + RenewDeadline + 5 s, with no two
+//     replicas ever on one key (their --journal files); a replica SIGSTOPped
+//     past its Lease making no write until it holds a bucket again; and the
+//     Foo bytes and heap of each replica of three against a ring of one and
+//     an empty replica. BenchmarkShardedReplicas reports the same figures at
+//     any scale (-shard.foos, -shard.kills).
 //
 // TestMain starts one control plane for the package (testenv.Main); each test
 // works in its own namespace.
 //
 // Run with: cd e2e/controlplane && go test -race ./samplecontrollertest -run 'Foo|Leader|Admission|Sharded' -v
+// (the process tests alone: -run 'Process|Paused|Receive')
 package samplecontrollertest

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/informerlab/informerlab/controller"
+)
+
+// config is what the flags say.
+type config struct {
+	kubeconfig   string
+	server       string
+	namespace    string
+	simulate     bool
+	ring         string
+	identity     string
+	buckets      int
+	leaseNS      string
+	leaseDur     time.Duration
+	renewDL      time.Duration
+	retryPeriod  time.Duration
+	journal      string
+	stats        string
+	logLevel     slog.Level
+	logLevelText string // the --log-level flag, parsed into logLevel
+}
+
+// usageError is a bad command line: main exits with status 2 for it.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string {
+	return "samplecontroller: " + e.msg + " (run samplecontroller --help for usage)"
+}
+
+// errHelp is returned by parseFlags for -h, -help and --help.
+var errHelp = errors.New("samplecontroller: help requested")
+
+func newFlagSet(cfg *config) *flag.FlagSet {
+	fs := flag.NewFlagSet("samplecontroller", flag.ContinueOnError)
+	fs.StringVar(&cfg.kubeconfig, "kubeconfig", "",
+		"connect with the kubeconfig at `path` (its current context: server, certificate authority, token or client certificate); one of --kubeconfig and --server is required")
+	fs.StringVar(&cfg.server, "server", "",
+		"connect to the API server at `URL` with no credentials, e.g. http://127.0.0.1:8080 (a fakeapi); one of --kubeconfig and --server is required")
+	fs.StringVar(&cfg.namespace, "namespace", "",
+		"watch and reconcile the Foos of this `namespace` only; empty means every namespace")
+	fs.BoolVar(&cfg.simulate, "simulate-deployments", false,
+		"also run the DeploymentSimulator, which reports every Deployment's replicas as available; for a server with no kube-controller-manager (fakeapi, a bare kube-apiserver), never for a real cluster")
+	fs.StringVar(&cfg.ring, "ring", "",
+		"run as one replica of the sharded ring `name`: the replicas of a ring share the Foos by bucket, each caching and reconciling only the Foos of the buckets whose Lease it holds; empty runs one replica that does everything")
+	fs.StringVar(&cfg.identity, "identity", "",
+		"this replica's `name` in the ring, unique among its replicas and written in the Leases it holds; empty means the host name and a random suffix (with --ring)")
+	fs.IntVar(&cfg.buckets, "buckets", controller.DefaultShardBuckets,
+		"the ring's fixed `number` of buckets; every replica of a ring must give the same (with --ring)")
+	fs.StringVar(&cfg.leaseNS, "lease-namespace", "",
+		"the `namespace` of the ring's member and bucket Leases; empty means --namespace, or \"default\" when that is empty too (with --ring)")
+	fs.DurationVar(&cfg.leaseDur, "lease-duration", controller.DefaultLeaseDuration,
+		"how long a Lease stays valid after its last renewal: a crashed replica's buckets are taken over this long after it stopped renewing (with --ring)")
+	fs.DurationVar(&cfg.renewDL, "renew-deadline", controller.DefaultRenewDeadline,
+		"how recently a bucket's Lease must have been renewed for this replica to reconcile its Foos; shorter than --lease-duration (with --ring)")
+	fs.DurationVar(&cfg.retryPeriod, "retry-period", controller.DefaultRetryPeriod,
+		"how often the replica renews its Leases and looks at the ring (with --ring)")
+	fs.StringVar(&cfg.journal, "journal", "",
+		"append one JSON line per Foo reconcile to the file at `path`: replica, key, start and end (Unix nanoseconds), ok, and the number of successful API writes it made")
+	fs.StringVar(&cfg.stats, "stats", "",
+		"rewrite a JSON snapshot of this replica to the file at `path` about every 250 ms: identity, held buckets, Foos and Deployments cached, bytes received per resource, live heap bytes")
+	fs.StringVar(&cfg.logLevelText, "log-level", "info",
+		"log `level` on standard error: debug, info, warn or error")
+	return fs
+}
+
+// parseFlags parses args into a config and checks it.
+func parseFlags(args []string) (config, error) {
+	var cfg config
+	fs := newFlagSet(&cfg)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, errHelp
+		}
+		return cfg, &usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return cfg, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	if (cfg.kubeconfig == "") == (cfg.server == "") {
+		return cfg, &usageError{"give exactly one of --kubeconfig and --server"}
+	}
+	if err := cfg.logLevel.UnmarshalText([]byte(cfg.logLevelText)); err != nil {
+		return cfg, &usageError{fmt.Sprintf("--log-level %q: want debug, info, warn or error", cfg.logLevelText)}
+	}
+	if cfg.ring == "" {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for _, name := range []string{"identity", "buckets", "lease-namespace", "lease-duration", "renew-deadline", "retry-period"} {
+			if set[name] {
+				return cfg, &usageError{"--" + name + " needs --ring"}
+			}
+		}
+		return cfg, nil
+	}
+	if cfg.buckets < 1 {
+		return cfg, &usageError{fmt.Sprintf("--buckets %d: want at least 1", cfg.buckets)}
+	}
+	if cfg.leaseDur <= 0 || cfg.renewDL <= 0 || cfg.retryPeriod <= 0 {
+		return cfg, &usageError{"--lease-duration, --renew-deadline and --retry-period must be positive"}
+	}
+	if cfg.renewDL >= cfg.leaseDur {
+		return cfg, &usageError{fmt.Sprintf("--renew-deadline %v must be shorter than --lease-duration %v", cfg.renewDL, cfg.leaseDur)}
+	}
+	return cfg, nil
+}
+
+// printUsage writes the help text: what the program does, then every flag.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, strings.TrimLeft(usageHead, "\n"))
+	var cfg config
+	fs := newFlagSet(&cfg)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, usageTail)
+}
+
+const usageHead = `
+Usage: samplecontroller (--kubeconfig FILE | --server URL) [flags]
+
+Runs the sample controller: for every Foo it makes a Deployment of
+spec.replicas and reports the available replicas in the Foo's status. With
+--ring it is one replica of a sharded ring; start several with one --ring and
+different --identity, and they share the Foos between them by bucket.
+
+Flags:
+`
+
+const usageTail = `
+SIGTERM or SIGINT stops it gracefully: a replica stops admitting its
+buckets' Foos, waits for their reconciles to end and releases its Leases,
+so the other replicas take its buckets at once instead of after
+--lease-duration.
+
+Exit status: 0 after a graceful stop (or --help), 1 when the controller
+cannot start or fails while running, 2 for a bad command line.
+`

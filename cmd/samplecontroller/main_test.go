@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/informerlab/informerlab/client"
+	"github.com/informerlab/informerlab/fakeapi"
+	sc "github.com/informerlab/informerlab/samplecontroller"
+)
+
+// testDeadline bounds every wait on the real socket.
+const testDeadline = 20 * time.Second
+
+// --help describes every flag, and says what the exit statuses are.
+// Diagram: none. client-go: sample-controller main.go's flags.
+func TestHelpExplainsEveryFlag(t *testing.T) {
+	var out strings.Builder
+
+	err := run(t.Context(), []string{"--help"}, &out, io.Discard)
+
+	require.NoError(t, err)
+	var cfg config
+	newFlagSet(&cfg).VisitAll(func(f *flag.Flag) {
+		assert.Regexp(t, `(?m)^  -`+f.Name+`( |$)`, out.String(), "flag %s", f.Name)
+		assert.NotEmpty(t, f.Usage, "flag %s has a description", f.Name)
+	})
+	assert.Contains(t, out.String(), "Exit status")
+	assert.Contains(t, out.String(), "SIGTERM")
+}
+
+// A bad command line is a usage error (exit status 2) that says what is
+// wrong; it starts nothing.
+// Diagram: none. client-go: none.
+func TestBadCommandLinesAreUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "give exactly one of --kubeconfig and --server"},
+		{[]string{"--server", "http://x", "--kubeconfig", "k"}, "give exactly one of --kubeconfig and --server"},
+		{[]string{"--server", "http://x", "--identity", "a"}, "--identity needs --ring"},
+		{[]string{"--server", "http://x", "--ring", "r", "--buckets", "0"}, "--buckets 0: want at least 1"},
+		{[]string{"--server", "http://x", "--ring", "r", "--renew-deadline", "20s"}, "--renew-deadline 20s must be shorter than --lease-duration 15s"},
+		{[]string{"--server", "http://x", "--log-level", "loud"}, `--log-level "loud"`},
+		{[]string{"--server", "http://x", "extra"}, `unexpected argument "extra"`},
+		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+	} {
+		err := run(t.Context(), tc.args, io.Discard, io.Discard)
+
+		var ue *usageError
+		require.True(t, errors.As(err, &ue), "%v: %v", tc.args, err)
+		assert.Contains(t, err.Error(), tc.want, "%v", tc.args)
+	}
+}
+
+// A server URL or kubeconfig that cannot be used is an ordinary error
+// (exit status 1) naming the flag.
+// Diagram: none. client-go: none.
+func TestUnusableServerIsAnError(t *testing.T) {
+	err := run(t.Context(), []string{"--server", "127.0.0.1:8080"}, io.Discard, io.Discard)
+	require.Error(t, err)
+	assert.False(t, errors.As(err, new(*usageError)))
+	assert.Contains(t, err.Error(), "samplecontroller: --server:")
+
+	err = run(t.Context(), []string{"--kubeconfig", filepath.Join(t.TempDir(), "none")}, io.Discard, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "samplecontroller: --kubeconfig:")
+}
+
+// Bytes are counted by the resource a request's path names.
+// Diagram: step 1. client-go: none.
+func TestByteCountsByResource(t *testing.T) {
+	var c byteCounts
+	for _, tc := range []struct{ path, want string }{
+		{"/apis/samplecontroller.k8s.io/v1alpha1/namespaces/ns/foos", "foos"},
+		{"/apis/samplecontroller.k8s.io/v1alpha1/foos", "foos"},
+		{"/apis/apps/v1/namespaces/ns/deployments/web/status", "deployments"},
+		{"/apis/coordination.k8s.io/v1/namespaces/default/leases/r-bucket-3", "leases"},
+		{"/api/v1/namespaces/ns/events", "other"},
+		{"/api/v1/namespaces/foos", "other"},
+		{"/version", "other"},
+	} {
+		c.counter(tc.path).Add(1)
+
+		assert.Equal(t, int64(1), c.snapshot()[tc.want], tc.path)
+		c = byteCounts{}
+	}
+}
+
+// One replica of a ring against fakeapi: it takes every bucket, caches
+// and reconciles every Foo, journals each reconcile with the writes it
+// made, and reports in its stats the buckets, the caches and the bytes it
+// received; on cancel (SIGTERM) it releases its Leases and says so in a
+// last snapshot.
+// Diagram: steps 1-9, sharded. client-go: none.
+func TestOneReplicaJournalsStatsAndReleasesOnStop(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	require.NoError(t, sc.Register(srv))
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ts.Close()
+	})
+	c, err := client.New(&client.Config{Server: ts.URL}, sc.NewScheme())
+	require.NoError(t, err)
+	for i := range 5 {
+		replicas := int32(1)
+		_, err := c.Resource(sc.FoosGVR).Namespace("ns").Create(t.Context(), &sc.Foo{
+			TypeMeta:   metav1.TypeMeta{APIVersion: sc.FooGVK.GroupVersion().String(), Kind: sc.FooGVK.Kind},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("foo-%d", i), Namespace: "ns"},
+			Spec:       sc.FooSpec{DeploymentName: fmt.Sprintf("dep-%d", i), Replicas: &replicas},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	dir := t.TempDir()
+	journalPath, statsPath := filepath.Join(dir, "journal"), filepath.Join(dir, "stats.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--server", ts.URL, "--namespace", "ns", "--simulate-deployments",
+			"--ring", "r", "--identity", "a", "--lease-duration", "2s", "--renew-deadline", "1s", "--retry-period", "100ms",
+			"--journal", journalPath, "--stats", statsPath, "--log-level", "error"}, io.Discard, io.Discard)
+	}()
+	t.Cleanup(cancel)
+
+	snap := waitStats(t, statsPath, func(s statsSnapshot) bool {
+		return len(s.Held) == 16 && s.Foos == 5 && s.Deployments == 5
+	})
+	lines := waitJournal(t, journalPath, func(ls []journalLine) bool {
+		wrote := map[string]bool{}
+		for _, l := range ls {
+			if l.OK && l.Writes > 0 {
+				wrote[l.Key] = true
+			}
+		}
+		return len(wrote) == 5
+	})
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(testDeadline):
+		t.Fatal("the replica did not stop")
+	}
+
+	assert.Equal(t, "a", snap.Identity)
+	assert.Equal(t, 16, snap.Buckets)
+	assert.Positive(t, snap.BytesReceived["foos"])
+	assert.Positive(t, snap.BytesReceived["deployments"])
+	assert.Positive(t, snap.BytesReceived["leases"])
+	assert.Positive(t, snap.HeapLiveBytes)
+	for _, l := range lines {
+		assert.Equal(t, "a", l.Replica)
+		assert.LessOrEqual(t, l.Start, l.End)
+		assert.True(t, strings.HasPrefix(l.Key, "ns/foo-"), l.Key)
+	}
+	last := readStats(t, statsPath)
+	assert.Empty(t, last.Held, "the last snapshot shows the buckets released")
+	leases, err := c.Resource(sc.LeasesGVR).Namespace("default").List(t.Context(), metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, l := range leases.(*unstructured.UnstructuredList).Items {
+		holder, _, _ := unstructured.NestedString(l.Object, "spec", "holderIdentity")
+		assert.Empty(t, holder, "Lease %s released", l.GetName())
+	}
+}
+
+func readStats(t *testing.T, path string) statsSnapshot {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var s statsSnapshot
+	require.NoError(t, json.Unmarshal(b, &s))
+	return s
+}
+
+// waitStats waits until the stats file exists and cond holds for it.
+func waitStats(t *testing.T, path string, cond func(statsSnapshot) bool) statsSnapshot {
+	t.Helper()
+	deadline := time.Now().Add(testDeadline)
+	var s statsSnapshot
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil {
+			s = statsSnapshot{}
+			require.NoError(t, json.Unmarshal(b, &s), "a snapshot is always whole")
+			if cond(s) {
+				return s
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("stats never as wanted; last %+v", s)
+	return s
+}
+
+// waitJournal waits until cond holds for the journal's lines.
+func waitJournal(t *testing.T, path string, cond func([]journalLine) bool) []journalLine {
+	t.Helper()
+	deadline := time.Now().Add(testDeadline)
+	var ls []journalLine
+	for time.Now().Before(deadline) {
+		ls = readJournal(t, path)
+		if cond(ls) {
+			return ls
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("journal never as wanted; %d lines", len(ls))
+	return ls
+}
+
+func readJournal(t *testing.T, path string) []journalLine {
+	t.Helper()
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	require.NoError(t, err)
+	defer f.Close()
+	var ls []journalLine
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l journalLine
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &l))
+		ls = append(ls, l)
+	}
+	require.NoError(t, sc.Err())
+	return slices.Clip(ls)
+}

@@ -122,11 +122,13 @@ func (r procRing) start(tb testing.TB, name string) *replicaProcess {
 	return p
 }
 
-// startN starts replicas replica-0 ... replica-(n-1) of the ring.
+// startN starts replicas <ring>-0 ... <ring>-(n-1) of the ring: each ring
+// has its own identities, so rendezvous hashing splits the buckets
+// differently from one ring to the next.
 func (r procRing) startN(tb testing.TB, n int) []*replicaProcess {
 	var ps []*replicaProcess
 	for i := range n {
-		ps = append(ps, r.start(tb, "replica-"+strconv.Itoa(i)))
+		ps = append(ps, r.start(tb, r.ring+"-"+strconv.Itoa(i)))
 	}
 	return ps
 }

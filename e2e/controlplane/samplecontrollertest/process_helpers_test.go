@@ -321,6 +321,21 @@ func scaledWait(foos int) time.Duration { return wait + time.Duration(foos)*10*t
 // its last answer after d.
 func waitUntil(tb testing.TB, d time.Duration, what string, check func() string) {
 	tb.Helper()
+	waitUntilEvery(tb, d, 100*time.Millisecond, what, check)
+}
+
+// waitReady waits until every one of the n Foos of ns is ready. Each check
+// lists them all, so it polls less often the more there are: listing 20,000
+// Foos every 100 ms would keep kube-apiserver busy with nothing else.
+func waitReady(tb testing.TB, c *client.Client, ns string, n int) {
+	tb.Helper()
+	every := max(100*time.Millisecond, time.Duration(n)*100*time.Microsecond)
+	waitUntilEvery(tb, scaledWait(n), every, "every Foo ready", func() string { return notReady(tb, c, ns) })
+}
+
+// waitUntilEvery is waitUntil polling every interval.
+func waitUntilEvery(tb testing.TB, d, interval time.Duration, what string, check func() string) {
+	tb.Helper()
 	deadline := time.Now().Add(d)
 	for {
 		report := check()
@@ -330,7 +345,7 @@ func waitUntil(tb testing.TB, d time.Duration, what string, check func() string)
 		if time.Now().After(deadline) {
 			tb.Fatalf("timed out after %v waiting for %s: %s", d, what, report)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(interval)
 	}
 }
 

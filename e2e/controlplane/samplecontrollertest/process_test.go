@@ -60,7 +60,7 @@ func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[strin
 	tb.Helper()
 	ps := r.startN(tb, 3)
 	waitProcShares(tb, ps, buckets)
-	waitUntil(tb, scaledWait(len(buckets)), "every Foo ready", func() string { return notReady(tb, c, r.ns) })
+	waitReady(tb, c, r.ns, len(buckets))
 	s0, _ := ps[0].readStats(tb)
 	var lost []string
 	for key, b := range buckets {
@@ -115,7 +115,7 @@ func TestShardedReplicaPausedPastItsLeaseMakesNoWriteAfterLosingIt(t *testing.T)
 			r := procRing{bin, p.cp.KubeconfigPath, ns, "pause"}
 			ps := r.startN(t, 3)
 			waitProcShares(t, ps, buckets)
-			waitUntil(t, wait, "every Foo ready", func() string { return notReady(t, c, ns) })
+			waitReady(t, c, ns, procFoos)
 			s0, _ := ps[0].readStats(t)
 			var paused []string
 			for key, b := range buckets {
@@ -135,7 +135,7 @@ func TestShardedReplicaPausedPastItsLeaseMakesNoWriteAfterLosingIt(t *testing.T)
 			resumed := time.Now()
 			ps[0].signal(t, syscall.SIGCONT)
 			waitProcShares(t, ps, buckets)
-			waitUntil(t, wait, "every Foo ready", func() string { return notReady(t, c, ns) })
+			waitReady(t, c, ns, procFoos)
 
 			regained := reacquired(t, c, ns, r.ring, ps[0].name, resumed)
 			var after []procRun
@@ -292,7 +292,7 @@ func measureShares(tb testing.TB, bin, kubeconfig, ns, emptyNS string, c *client
 	var f shareFigures
 	solo := procRing{bin, kubeconfig, ns, "one"}.start(tb, "solo")
 	waitProcShares(tb, []*replicaProcess{solo}, buckets)
-	waitUntil(tb, scaledWait(len(buckets)), "every Foo ready", func() string { return notReady(tb, c, ns) })
+	waitReady(tb, c, ns, len(buckets))
 	f.one = touchAndMeasure(tb, c, ns, []*replicaProcess{solo}, "one")[0]
 	solo.stop(tb)
 
@@ -303,7 +303,7 @@ func measureShares(tb testing.TB, bin, kubeconfig, ns, emptyNS string, c *client
 
 	ps := procRing{bin, kubeconfig, ns, "three"}.startN(tb, 3)
 	waitProcShares(tb, ps, buckets)
-	waitUntil(tb, scaledWait(len(buckets)), "every Foo ready", func() string { return notReady(tb, c, ns) })
+	waitReady(tb, c, ns, len(buckets))
 	f.three = touchAndMeasure(tb, c, ns, ps, "three")
 	for _, p := range ps {
 		p.stop(tb)

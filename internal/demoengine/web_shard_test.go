@@ -176,7 +176,8 @@ func TestReplicaLanesShowQueueDeploymentsAndTheRelistBurstOfATakeover(t *testing
 		t.Logf("survivor after the takeover: %+v", after)
 		assert.Greater(t, after.Relists, before[1].Relists, "the takeover relisted")
 		assert.Equal(t, lostFoos, d.replicas[1].relists.read().addedAll-addedBefore, "the relists since the kill added replica-0's Foos, and only them")
-		assert.Positive(t, after.LastRelistAdded, "the last relist brought some of them")
+		// The last relist may have brought none of them: a takeover over
+		// two ticks can end with a relist for buckets without Foos.
 		assert.LessOrEqual(t, after.LastRelistAdded, lostFoos)
 		assert.Zero(t, after.LastRelistDeleted, "a survivor only gains")
 		assert.Positive(t, after.LastRelistAgoMS)

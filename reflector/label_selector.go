@@ -57,16 +57,13 @@ func (r *Reflector) SetLabelSelector(sel string) error {
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	if r.shard.label == sel && r.shard.labelErr == nil {
-		r.mu.Unlock()
-		return nil
-	}
-	r.shard.label, r.shard.labelSel, r.shard.labelErr = sel, ls, nil
-	r.shard.gen++
-	r.mu.Unlock()
-	r.wakeWatch()
-	r.logger.Info("reflector: label selector changed; relisting", "labelSelector", sel)
+	r.reselect("label selector", "labelSelector", sel, func(s *shard) bool {
+		if s.label == sel && s.labelErr == nil {
+			return false
+		}
+		s.label, s.labelSel, s.labelErr = sel, ls, nil
+		return true
+	})
 	return nil
 }
 

@@ -88,17 +88,32 @@ func (r *Reflector) SetShardSelector(expr string) error {
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	if r.shard.expr == expr && r.shard.err == nil {
-		r.mu.Unlock()
-		return nil
-	}
-	r.shard.expr, r.shard.sel, r.shard.err = expr, sel, nil
-	r.shard.gen++
-	r.mu.Unlock()
-	r.wakeWatch()
-	r.logger.Info("reflector: shard selector changed; relisting", "shardSelector", expr)
+	r.reselect("shard selector", "shardSelector", expr, func(s *shard) bool {
+		if s.expr == expr && s.err == nil {
+			return false
+		}
+		s.expr, s.sel, s.err = expr, sel, nil
+		return true
+	})
 	return nil
+}
+
+// reselect is the one way a selector changes while the Reflector may run:
+// change edits the selection under the lock and says whether it changed
+// anything; if it did, the generation moves on, the running watch is woken
+// to end, and the Reflector relists with the new selection.
+func (r *Reflector) reselect(what, key, value string, change func(s *shard) bool) {
+	r.mu.Lock()
+	changed := change(&r.shard)
+	if changed {
+		r.shard.gen++
+	}
+	r.mu.Unlock()
+	if !changed {
+		return
+	}
+	r.wakeWatch()
+	r.logger.Info("reflector: "+what+" changed; relisting", key, value)
 }
 
 // wakeWatch tells the running watch that a selector changed.

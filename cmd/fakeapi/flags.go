@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/internal/cli"
 )
 
 // config is what the flags say.
@@ -29,11 +30,10 @@ type config struct {
 }
 
 // usageError is a bad command line: main exits with status 2 for it.
-type usageError struct{ msg string }
+type usageError = cli.UsageError
 
-func (e *usageError) Error() string {
-	return "fakeapi: " + e.msg + " (run fakeapi --help for usage)"
-}
+// usagef returns a *usageError of fakeapi.
+func usagef(format string, a ...any) error { return cli.Usagef("fakeapi", format, a...) }
 
 // errHelp is returned by parseFlags for -h, -help and --help.
 var errHelp = errors.New("fakeapi: help requested")
@@ -74,32 +74,32 @@ func parseFlags(args []string) (config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, errHelp
 		}
-		return cfg, &usageError{msg: err.Error()}
+		return cfg, usagef("%s", err.Error())
 	}
 	if fs.NArg() > 0 {
-		return cfg, &usageError{msg: fmt.Sprintf("unexpected argument %q: fakeapi takes only flags", fs.Arg(0))}
+		return cfg, usagef("unexpected argument %q: fakeapi takes only flags", fs.Arg(0))
 	}
 	if cfg.addr == "" {
-		return cfg, &usageError{msg: "--addr must not be empty"}
+		return cfg, usagef("--addr must not be empty")
 	}
 	if cfg.history <= 0 {
-		return cfg, &usageError{msg: fmt.Sprintf("--history must be at least 1, got %d", cfg.history)}
+		return cfg, usagef("--history must be at least 1, got %d", cfg.history)
 	}
 	if cfg.bookmarkInterval == 0 {
-		return cfg, &usageError{msg: "--bookmark-interval must not be 0 (use a negative value to disable bookmarks)"}
+		return cfg, usagef("--bookmark-interval must not be 0 (use a negative value to disable bookmarks)")
 	}
 	if err := cfg.logLevel.UnmarshalText([]byte(cfg.logLevelText)); err != nil {
-		return cfg, &usageError{msg: fmt.Sprintf("--log-level must be debug, info, warn or error, got %q", cfg.logLevelText)}
+		return cfg, usagef("--log-level must be debug, info, warn or error, got %q", cfg.logLevelText)
 	}
 	if strings.ContainsAny(cfg.token, " \t\r\n") {
-		return cfg, &usageError{msg: "--token must not contain whitespace"}
+		return cfg, usagef("--token must not contain whitespace")
 	}
 	if cfg.readTimeout <= 0 {
-		return cfg, &usageError{msg: fmt.Sprintf("--read-timeout must be positive, got %v", cfg.readTimeout)}
+		return cfg, usagef("--read-timeout must be positive, got %v", cfg.readTimeout)
 	}
 	if cfg.tokenFile != "" {
 		if cfg.token != "" {
-			return cfg, &usageError{msg: "--token and --token-file exclude each other: give the token once"}
+			return cfg, usagef("--token and --token-file exclude each other: give the token once")
 		}
 		token, err := readTokenFile(cfg.tokenFile)
 		if err != nil {

@@ -10,14 +10,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/internal/cli"
 	"github.com/informerlab/informerlab/internal/sameorigin"
 	"github.com/informerlab/informerlab/samplecontroller"
 )
@@ -30,20 +28,7 @@ import (
 // then.
 const shutdownTimeout = 10 * time.Second
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case err == nil:
-	case errors.As(err, new(*usageError)):
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main(run) }
 
 // run is the whole program: it parses args, serves until ctx is cancelled,
 // then shuts down. --help prints the usage on stdout and returns nil; a

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/internal/cli"
 )
 
 // config is what the flags say.
@@ -32,11 +33,10 @@ type config struct {
 }
 
 // usageError is a bad command line: main exits with status 2 for it.
-type usageError struct{ msg string }
+type usageError = cli.UsageError
 
-func (e *usageError) Error() string {
-	return "samplecontroller: " + e.msg + " (run samplecontroller --help for usage)"
-}
+// usagef returns a *usageError of samplecontroller.
+func usagef(format string, a ...any) error { return cli.Usagef("samplecontroller", format, a...) }
 
 // errHelp is returned by parseFlags for -h, -help and --help.
 var errHelp = errors.New("samplecontroller: help requested")
@@ -83,35 +83,35 @@ func parseFlags(args []string) (config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, errHelp
 		}
-		return cfg, &usageError{err.Error()}
+		return cfg, usagef("%s", err.Error())
 	}
 	if fs.NArg() > 0 {
-		return cfg, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+		return cfg, usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if (cfg.kubeconfig == "") == (cfg.server == "") {
-		return cfg, &usageError{"give exactly one of --kubeconfig and --server"}
+		return cfg, usagef("give exactly one of --kubeconfig and --server")
 	}
 	if err := cfg.logLevel.UnmarshalText([]byte(cfg.logLevelText)); err != nil {
-		return cfg, &usageError{fmt.Sprintf("--log-level %q: want debug, info, warn or error", cfg.logLevelText)}
+		return cfg, usagef("--log-level %q: want debug, info, warn or error", cfg.logLevelText)
 	}
 	if cfg.ring == "" {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		for _, name := range []string{"identity", "buckets", "lease-namespace", "lease-duration", "renew-deadline", "retry-period"} {
 			if set[name] {
-				return cfg, &usageError{"--" + name + " needs --ring"}
+				return cfg, usagef("--%s needs --ring", name)
 			}
 		}
 		return cfg, nil
 	}
 	if cfg.buckets < 1 {
-		return cfg, &usageError{fmt.Sprintf("--buckets %d: want at least 1", cfg.buckets)}
+		return cfg, usagef("--buckets %d: want at least 1", cfg.buckets)
 	}
 	if cfg.leaseDur <= 0 || cfg.renewDL <= 0 || cfg.retryPeriod <= 0 {
-		return cfg, &usageError{"--lease-duration, --renew-deadline and --retry-period must be positive"}
+		return cfg, usagef("--lease-duration, --renew-deadline and --retry-period must be positive")
 	}
 	if cfg.renewDL >= cfg.leaseDur {
-		return cfg, &usageError{fmt.Sprintf("--renew-deadline %v must be shorter than --lease-duration %v", cfg.renewDL, cfg.leaseDur)}
+		return cfg, usagef("--renew-deadline %v must be shorter than --lease-duration %v", cfg.renewDL, cfg.leaseDur)
 	}
 	return cfg, nil
 }

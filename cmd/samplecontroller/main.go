@@ -7,29 +7,15 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/client"
+	"github.com/informerlab/informerlab/internal/cli"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case err == nil:
-	case errors.As(err, new(*usageError)):
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main(run) }
 
 // run is the whole program: it parses args, runs the sample controller
 // until ctx is cancelled, then stops it gracefully. --help prints the usage

@@ -218,16 +218,7 @@ func TestInformerShardCacheReturnsOnceTheCacheHoldsTheShare(t *testing.T) {
 					cm := create(t, srv, newCM("ns", fmt.Sprintf("cm-%02d", i)))
 					bucketOf["ns/"+cm.GetName()] = controller.BucketOf(cm.GetUID(), ringBuckets)
 				}
-				share := func(buckets ...int) []string {
-					var keys []string
-					for k, b := range bucketOf {
-						if slices.Contains(buckets, b) {
-							keys = append(keys, k)
-						}
-					}
-					sort.Strings(keys)
-					return keys
-				}
+				share := func(buckets ...int) []string { return keysIn(bucketOf, buckets...) }
 				lw := srv.Resource(cmGVR)
 				none, err := controller.ShardSelectorFor(nil, ringBuckets)
 				require.NoError(t, err)
@@ -269,4 +260,17 @@ func TestInformerShardCacheReturnsOnceTheCacheHoldsTheShare(t *testing.T) {
 			})
 		})
 	}
+}
+
+// keysIn returns, sorted, the keys of bucketOf whose bucket is one of
+// buckets: the share a replica holding those buckets must cache.
+func keysIn(bucketOf map[string]int, buckets ...int) []string {
+	var keys []string
+	for k, b := range bucketOf {
+		if slices.Contains(buckets, b) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }

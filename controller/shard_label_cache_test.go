@@ -105,16 +105,7 @@ func TestInformerBucketLabelCacheReturnsOnceTheCacheHoldsTheBuckets(t *testing.T
 			bucketOf["ns/"+cm.GetName()] = i % ringBuckets
 		}
 		create(t, srv, newCM("ns", "unlabelled"))
-		share := func(buckets ...int) []string {
-			var keys []string
-			for k, b := range bucketOf {
-				if slices.Contains(buckets, b) {
-					keys = append(keys, k)
-				}
-			}
-			sort.Strings(keys)
-			return keys
-		}
+		share := func(buckets ...int) []string { return keysIn(bucketOf, buckets...) }
 		lw := srv.Resource(cmGVR)
 		inf := informer.NewSharedIndexInformer(lw, exampleCM(), 0, nil, informer.WithLogger(quiet))
 		require.NoError(t, inf.SetLabelSelector(controller.BucketLabelSelector(bucketLabel, nil)))

@@ -81,6 +81,7 @@ func mustMatch(t *testing.T, expr string, uid types.UID) bool {
 // the one BucketOf names, by apimachinery's own hash and range check — so
 // the guard and the server's filter never disagree.
 // kube-apiserver: apimachinery pkg/sharding HashField, Selector.Matches.
+// Diagram: step 1 (the shard selector a list and watch carry). client-go: none (apimachinery pkg/sharding hashes the same).
 func TestBucketOfAgreesWithTheServersFilter(t *testing.T) {
 	for _, buckets := range []int{1, 3, 7, 16} {
 		sels := make([]sharding.Selector, buckets)

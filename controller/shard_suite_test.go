@@ -9,6 +9,7 @@ import (
 
 // TestShardingSuite runs the behaviours labs/8-sharding grades learners on
 // against BucketGuard, the guard ShardMember runs.
+// Diagram: step 8 (the guard before the reconcile). client-go: none.
 func TestShardingSuite(t *testing.T) {
 	grade.Reference(t, shardingsuite.Behaviours(shardingsuite.Reference))
 }

@@ -304,6 +304,7 @@ func bumpReplicas(t *testing.T, w *world, n int32) {
 // (no renewal, no release) loses its buckets once their Leases expire, and
 // the survivors reconcile its Foos; no two replicas ever reconcile one Foo
 // at once.
+// Diagram: steps 1-9 per replica; step 1 relists when a bucket moves. client-go: none.
 func TestShardedSampleControllersSplitTheFoosAndSurvivorsTakeACrashedReplicasFoos(t *testing.T) {
 	testShardedSampleControllers(t, fakeapi.Options{Scheme: sc.NewScheme()})
 }
@@ -312,6 +313,7 @@ func TestShardedSampleControllersSplitTheFoosAndSurvivorsTakeACrashedReplicasFoo
 // with the ShardedListAndWatch gate off: every replica receives every Foo,
 // the client-side re-check drops the others, and the caches come out the
 // same.
+// Diagram: step 1 (filtered on the client), then 2-9. client-go: none.
 func TestShardedSampleControllersOnAServerThatIgnoresTheShardSelector(t *testing.T) {
 	testShardedSampleControllers(t, fakeapi.Options{Scheme: sc.NewScheme(), IgnoreShardSelector: true})
 }
@@ -386,6 +388,7 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 
 // A ring name that cannot prefix Lease names is refused by New, before
 // anything runs.
+// Diagram: none (options). client-go: none.
 func TestShardedSampleControllerRefusesABadRingName(t *testing.T) {
 	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
 	t.Cleanup(srv.Close)
@@ -405,6 +408,7 @@ func TestShardedSampleControllerRefusesABadRingName(t *testing.T) {
 // resourceVersion it read); the replica's cache then holds it and the Foo
 // converges. A Deployment the Foo does not control is left as it is, and
 // the Foo says so.
+// Diagram: steps 8-9, then an API write. client-go: none.
 func TestShardedFooControllerLabelsAnUnlabelledDeploymentItControls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})

@@ -19,6 +19,7 @@ import (
 // once, by one of the three), then, after replica-0 is killed, two holders
 // sharing all sixteen buckets no sooner than a LeaseDuration later, and
 // every Foo of replica-0's buckets reconciled by a survivor.
+// Diagram: steps 1-9 in every replica, step 1 relisting after a takeover. client-go: none.
 func TestShardedDemoNarratesTheSurvivorsTakingAKilledReplicasBuckets(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var out bytes.Buffer
@@ -80,6 +81,7 @@ func TestShardedDemoNarratesTheSurvivorsTakingAKilledReplicasBuckets(t *testing.
 
 // TestShardedDemoWantsTwoReplicasAndTheEmbeddedServer: one replica is no
 // ring, and the sharded mode has no remote or page variant.
+// Diagram: none (the demo's flags). client-go: none.
 func TestShardedDemoWantsTwoReplicasAndTheEmbeddedServer(t *testing.T) {
 	err := Run(context.Background(), Options{Shards: 1}, strings.NewReader(""), &bytes.Buffer{})
 	assert.ErrorContains(t, err, "at least 2 replicas")

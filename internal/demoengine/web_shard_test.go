@@ -21,6 +21,7 @@ import (
 // TestOverlapDetectorCountsTwoReplicasInOneKeysReconcile: a replica that
 // takes a key off its queue while another is still reconciling it is an
 // overlap; one after the other, or on different keys, is not.
+// Diagram: steps 8-9 across replicas. client-go: none.
 func TestOverlapDetectorCountsTwoReplicasInOneKeysReconcile(t *testing.T) {
 	o := &overlapDetector{running: map[string]map[string]bool{}}
 	a, b := o.observer("replica-0"), o.observer("replica-1")
@@ -51,6 +52,7 @@ func TestOverlapDetectorCountsTwoReplicasInOneKeysReconcile(t *testing.T) {
 // control kills a live replica, whose lane then shows it dead and holding
 // nothing; it refuses an unknown replica, a dead one, the last one and an
 // unknown action.
+// Diagram: none (the page's control). client-go: none.
 func TestKillReplicaControlKillsOnceAndNeverTheLast(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()

@@ -193,7 +193,7 @@ func (c *Client) GetShared(ctx context.Context, key types.NamespacedName, exampl
 	if err != nil {
 		return nil, err
 	}
-	return asObject(obj)
+	return cachedObject(obj)
 }
 
 // ListShared returns the cache's own objects of example's kind that the
@@ -227,7 +227,7 @@ func (c *Client) listShared(ctx context.Context, gvk schema.GroupVersionKind, op
 	}
 	objs := make([]Object, 0, len(found))
 	for _, f := range found {
-		obj, err := asObject(f)
+		obj, err := cachedObject(f)
 		if err != nil {
 			return nil, err
 		}
@@ -291,4 +291,13 @@ func IgnoreNotFound(err error) error {
 		return nil
 	}
 	return err
+}
+
+// cachedObject converts what an informer's cache holds to an Object.
+func cachedObject(obj any) (Object, error) {
+	o, ok := obj.(Object)
+	if !ok {
+		return nil, fmt.Errorf("controller: %T is not an API object with metadata", obj)
+	}
+	return o, nil
 }

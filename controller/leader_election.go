@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -90,9 +91,9 @@ func newLeaderElector(opts LeaderElectionOptions, logger *slog.Logger) (*leaderE
 		client:        opts.Client,
 		name:          opts.Name,
 		identity:      opts.Identity,
-		leaseDuration: cmpOr(opts.LeaseDuration, DefaultLeaseDuration),
-		renewDeadline: cmpOr(opts.RenewDeadline, DefaultRenewDeadline),
-		retryPeriod:   cmpOr(opts.RetryPeriod, DefaultRetryPeriod),
+		leaseDuration: cmp.Or(opts.LeaseDuration, DefaultLeaseDuration),
+		renewDeadline: cmp.Or(opts.RenewDeadline, DefaultRenewDeadline),
+		retryPeriod:   cmp.Or(opts.RetryPeriod, DefaultRetryPeriod),
 	}
 	switch {
 	case le.client == nil:
@@ -129,13 +130,6 @@ func defaultIdentity() (string, error) {
 	suffix := make([]byte, 4)
 	_, _ = rand.Read(suffix)
 	return host + "_" + hex.EncodeToString(suffix), nil
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }
 
 // isLeading reports whether this candidate holds the lease.
@@ -189,18 +183,6 @@ func (le *leaderElector) renew(ctx context.Context) bool {
 		}
 	}
 	return true
-}
-
-// sleep waits d, reporting false if ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // tryAcquireOrRenew makes one attempt to create, take over or renew the
@@ -343,4 +325,13 @@ func (r leaseRecord) equal(o leaseRecord) bool {
 		r.leaseTransitions == o.leaseTransitions &&
 		r.acquireTime.Equal(o.acquireTime) &&
 		r.renewTime.Equal(o.renewTime)
+}
+
+// see records a Lease version read by someone else's request (the member's
+// list), as tryAcquireOrRenew records what it reads: expiry is judged from
+// when the record was first seen to change.
+func (le *leaderElector) see(rec leaseRecord, now time.Time) {
+	if !rec.equal(le.observedRecord) {
+		le.observedRecord, le.observedTime = rec, now
+	}
 }

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -195,8 +196,8 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		namespace:               opts.Namespace,
 		newClient:               opts.NewClient,
 		restMapper:              opts.RESTMapper,
-		cacheSyncTimeout:        cmpOr(opts.CacheSyncTimeout, DefaultCacheSyncTimeout),
-		gracefulShutdownTimeout: cmpOr(opts.GracefulShutdownTimeout, DefaultGracefulShutdownTimeout),
+		cacheSyncTimeout:        cmp.Or(opts.CacheSyncTimeout, DefaultCacheSyncTimeout),
+		gracefulShutdownTimeout: cmp.Or(opts.GracefulShutdownTimeout, DefaultGracefulShutdownTimeout),
 		healthAddr:              opts.HealthProbeBindAddress,
 		webhooks:                opts.WebhookServer,
 		logger:                  logger.With("component", "manager"),

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Start runs the Manager until ctx is done, a runnable fails, or leadership
@@ -128,11 +126,6 @@ func (m *Manager) waitForCache(ctx context.Context) error {
 	}
 	slices.Sort(notSynced)
 	return fmt.Errorf("controller: manager: timed out after %s waiting for the cache to sync: %v", m.cacheSyncTimeout, notSynced)
-}
-
-// resourceName names a resource as kubectl does: configmaps, leases.coordination.k8s.io.
-func resourceName(gvr schema.GroupVersionResource) string {
-	return gvr.GroupResource().String()
 }
 
 // shutdown stops what Start started, in reverse order, within the graceful

@@ -1,42 +1,16 @@
 package controller
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/informerlab/informerlab/reflector"
 )
-
-// ResourceInterface is the API handle of one resource, optionally narrowed
-// to a namespace: the method set that fakeapi's and client's ResourceClient
-// share, so either fits as it is (see [ManagerOptions.NewClient]). List and
-// Watch make it a reflector.ListerWatcher too.
-//
-// client-go: dynamic.ResourceInterface.
-type ResourceInterface interface {
-	reflector.ListerWatcher
-	Get(ctx context.Context, name string, opts metav1.GetOptions) (runtime.Object, error)
-	Create(ctx context.Context, obj runtime.Object, opts metav1.CreateOptions) (runtime.Object, error)
-	Update(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error)
-	UpdateStatus(ctx context.Context, obj runtime.Object, opts metav1.UpdateOptions) (runtime.Object, error)
-	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (runtime.Object, error)
-	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
-}
-
-// ResourceInterfaceFunc returns the API handle of a resource in a namespace
-// ("" for all namespaces, or a cluster-scoped resource).
-//
-// client-go: dynamic.Interface.Resource(gvr).Namespace(ns).
-type ResourceInterfaceFunc func(gvr schema.GroupVersionResource, namespace string) ResourceInterface
 
 // RESTMapper finds the resource that serves a kind. apimachinery's
 // *meta.DefaultRESTMapper is one:
@@ -53,23 +27,6 @@ type RESTMapper interface {
 // the Scheme registers for its Go type.
 func (m *Manager) objectKind(obj runtime.Object) (schema.GroupVersionKind, bool) {
 	return kindOf(m.scheme, obj)
-}
-
-// kindOf returns obj's kind: its apiVersion and kind if set, else what
-// scheme (which may be nil) registers for its Go type.
-func kindOf(scheme *runtime.Scheme, obj runtime.Object) (schema.GroupVersionKind, bool) {
-	if v := reflect.ValueOf(obj); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
-		return schema.GroupVersionKind{}, false
-	}
-	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Kind != "" && gvk.Version != "" {
-		return gvk, true
-	}
-	if scheme != nil {
-		if kinds, _, err := scheme.ObjectKinds(obj); err == nil && len(kinds) == 1 {
-			return kinds[0], true
-		}
-	}
-	return schema.GroupVersionKind{}, false
 }
 
 // resourceFor returns the kind of obj and the resource serving it: one the

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -201,7 +202,7 @@ func NewShardMember(opts ShardOptions) (*ShardMember, error) {
 	member.labels = labels
 	s.member = member
 	s.leaseDuration, s.renewDeadline, s.retryPeriod = member.leaseDuration, member.renewDeadline, member.retryPeriod
-	s.releaseTimeout = cmpOr(opts.ReleaseTimeout, s.renewDeadline)
+	s.releaseTimeout = cmp.Or(opts.ReleaseTimeout, s.renewDeadline)
 	for b := range s.buckets {
 		leOpts.Name = s.bucketLeaseName(b)
 		le, err := newLeaderElector(leOpts, leaseLogger)
@@ -409,15 +410,6 @@ func (s *ShardMember) viewRing(ctx context.Context, now time.Time) []string {
 	s.members = live
 	s.mu.Unlock()
 	return BucketOwners(live, s.buckets)
-}
-
-// see records a Lease version read by someone else's request (the member's
-// list), as tryAcquireOrRenew records what it reads: expiry is judged from
-// when the record was first seen to change.
-func (le *leaderElector) see(rec leaseRecord, now time.Time) {
-	if !rec.equal(le.observedRecord) {
-		le.observedRecord, le.observedTime = rec, now
-	}
 }
 
 // keep renews a held bucket and, when the ring gives it to someone else,

@@ -1,0 +1,33 @@
+package controller
+
+// GetEventRecorderFor returns a recorder whose Events name name as their
+// source component (`kubectl get events` shows it). All of a Manager's
+// recorders share one [EventBroadcaster], which the Manager runs (without
+// needing leadership) and flushes on shutdown after its controllers have
+// stopped. Without ManagerOptions.NewClient, Events are discarded.
+//
+// client-go: controller-runtime pkg/manager.Manager.GetEventRecorderFor.
+func (m *Manager) GetEventRecorderFor(name string) EventRecorder {
+	m.mu.Lock()
+	b, created := m.events, false
+	if b == nil && m.newClient != nil {
+		b, _ = NewEventBroadcaster(EventBroadcasterOptions{NewClient: m.newClient, Scheme: m.scheme, Logger: m.logger})
+		m.events, created = b, true
+	}
+	m.mu.Unlock()
+	if b == nil {
+		m.logger.Warn("events are discarded: ManagerOptions.NewClient is not set", "source", name)
+		return discardRecorder{}
+	}
+	if created {
+		if err := m.Add(b); err != nil {
+			m.logger.Error("events will not be written", "err", err)
+		}
+	}
+	return b.NewRecorder(name)
+}
+
+type discardRecorder struct{}
+
+func (discardRecorder) Event(Object, string, string, string)          {}
+func (discardRecorder) Eventf(Object, string, string, string, ...any) {}

@@ -1,0 +1,4 @@
+package controller
+
+// CheckInvariants checks the broadcaster's invariants.
+func (b *EventBroadcaster) CheckInvariants() error { return b.checkInvariants() }

@@ -13,7 +13,7 @@ import (
 
 // ResourceInterface is the API handle of one resource, optionally narrowed
 // to a namespace: the method set that fakeapi's and client's ResourceClient
-// share, so either fits as it is (see [ManagerOptions.NewClient]). List and
+// share, so either fits as it is (see [manager.Options.NewClient]). List and
 // Watch make it a reflector.ListerWatcher too.
 //
 // client-go: dynamic.ResourceInterface.

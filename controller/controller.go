@@ -41,7 +41,7 @@ type Options struct {
 	// sync before the first Reconcile. 0 means DefaultCacheSyncTimeout.
 	CacheSyncTimeout time.Duration
 
-	// NeedLeaderElection, when nil or true, makes a [Manager] run the
+	// NeedLeaderElection, when nil or true, makes a [manager.Manager] run the
 	// controller only while it holds the leader lease.
 	NeedLeaderElection *bool
 
@@ -88,7 +88,7 @@ type Controller struct {
 }
 
 // New returns a controller called name that calls reconciler. The name
-// appears in logs and errors and names the queue; a [Manager] requires it
+// appears in logs and errors and names the queue; a [manager.Manager] requires it
 // to be unique among its controllers. New starts no goroutine.
 //
 // client-go: controller-runtime pkg/controller.NewUnmanaged.
@@ -130,7 +130,7 @@ func New(name string, reconciler Reconciler, opts Options) (*Controller, error) 
 // Name returns the controller's name.
 func (c *Controller) Name() string { return c.name }
 
-// NeedLeaderElection reports whether a [Manager] runs the controller only
+// NeedLeaderElection reports whether a [manager.Manager] runs the controller only
 // while leading (Options.NeedLeaderElection).
 func (c *Controller) NeedLeaderElection() bool { return c.needLeader }
 

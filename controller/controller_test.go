@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/internal/ctrltest"
 	"github.com/informerlab/informerlab/workqueue"
 )
 
@@ -23,11 +24,11 @@ import (
 // Diagram: steps 6, 7, 8. client-go: controller-runtime Kind.WaitForSync (registration HasSynced).
 func TestFirstReconcileWaitsForHandlerToSeeInitialList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(t)
+		srv := ctrltest.NewServer(t)
 		for _, name := range []string{"a", "b", "c"} {
-			create(t, srv, newCM("ns", name))
+			ctrltest.Create(t, srv, ctrltest.NewCM("ns", name))
 		}
-		inf := runInformer(t, srv)
+		inf := ctrltest.RunInformer(t, srv)
 		var enqueued atomic.Int32
 		slow := controller.EventHandlerFuncs{CreateFunc: func(ctx context.Context, e controller.CreateEvent, q workqueue.RateLimitingInterface[controller.Request]) {
 			time.Sleep(time.Second)
@@ -40,12 +41,12 @@ func TestFirstReconcileWaitsForHandlerToSeeInitialList(t *testing.T) {
 			once.Do(func() { seenAtFirst.Store(enqueued.Load()) })
 			return controller.Result{}, nil
 		})
-		c, err := controller.New("test", r, controller.Options{Logger: quiet})
+		c, err := controller.New("test", r, controller.Options{Logger: ctrltest.Quiet})
 		require.NoError(t, err)
 		require.NoError(t, c.Watch(controller.Kind(inf, slow)))
 
 		began := time.Now()
-		start(t, c)
+		ctrltest.Start(t, c)
 		synctest.Wait()
 		require.True(t, inf.HasSynced())
 
@@ -66,17 +67,17 @@ func TestFirstReconcileWaitsForHandlerToSeeInitialList(t *testing.T) {
 // Diagram: step 1 (failing), 8. client-go: controller-runtime Controller.Start ("timed out waiting for cache to be synced").
 func TestStartFailsWhenSourceDoesNotSyncInTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(t)
+		srv := ctrltest.NewServer(t)
 		require.NoError(t, srv.FailNext("list", 1_000_000, 500))
-		inf := runInformer(t, srv)
-		rec := newRecorder()
-		c, err := controller.New("test", rec, controller.Options{Logger: quiet})
+		inf := ctrltest.RunInformer(t, srv)
+		rec := ctrltest.NewRecorder()
+		c, err := controller.New("test", rec, controller.Options{Logger: ctrltest.Quiet})
 		require.NoError(t, err)
 		require.NoError(t, c.Watch(controller.Channel(make(chan controller.GenericEvent), controller.EnqueueRequestForObject{})))
 		require.NoError(t, c.Watch(controller.Kind(inf, controller.EnqueueRequestForObject{})))
 
 		began := time.Now()
-		err = <-start(t, c)
+		err = <-ctrltest.Start(t, c)
 
 		require.Error(t, err)
 		t.Logf("every list is refused: Start returned after %v: %v", time.Since(began), err)
@@ -84,7 +85,7 @@ func TestStartFailsWhenSourceDoesNotSyncInTime(t *testing.T) {
 		assert.Contains(t, err.Error(), `controller "test": waiting for source 2 (Kind) to sync`)
 		assert.Contains(t, err.Error(), "informer synced: false")
 		assert.Contains(t, err.Error(), "timed out after 2m0s")
-		assert.Empty(t, rec.times())
+		assert.Empty(t, rec.Times())
 	})
 }
 
@@ -114,7 +115,7 @@ func TestSameRequestIsNeverReconciledConcurrently(t *testing.T) {
 
 		names := []string{"a", "b", "c", "d"}
 		for i := range 400 {
-			ch <- controller.GenericEvent{Object: newCM("ns", names[i%len(names)])}
+			ch <- controller.GenericEvent{Object: ctrltest.NewCM("ns", names[i%len(names)])}
 			time.Sleep(time.Millisecond)
 		}
 		time.Sleep(time.Second)
@@ -131,9 +132,9 @@ func TestSameRequestIsNeverReconciledConcurrently(t *testing.T) {
 // Diagram: step 8. client-go: controller-runtime Controller.Start ("controller was started more than once").
 func TestStartTwiceIsAnError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c, err := controller.New("test", newRecorder(), controller.Options{Logger: quiet})
+		c, err := controller.New("test", ctrltest.NewRecorder(), controller.Options{Logger: ctrltest.Quiet})
 		require.NoError(t, err)
-		first := start(t, c)
+		first := ctrltest.Start(t, c)
 		synctest.Wait()
 
 		err = c.Start(t.Context())
@@ -149,8 +150,8 @@ func TestStartTwiceIsAnError(t *testing.T) {
 // Diagram: step 7. client-go: controller-runtime Controller.Watch.
 func TestWatchAfterStartStartsSourceAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rec := newRecorder()
-		c, err := controller.New("test", rec, controller.Options{Logger: quiet})
+		rec := ctrltest.NewRecorder()
+		c, err := controller.New("test", rec, controller.Options{Logger: ctrltest.Quiet})
 		require.NoError(t, err)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error)
@@ -159,9 +160,9 @@ func TestWatchAfterStartStartsSourceAtOnce(t *testing.T) {
 
 		ch := make(chan controller.GenericEvent, 1)
 		require.NoError(t, c.Watch(controller.Channel(ch, controller.EnqueueRequestForObject{})))
-		ch <- controller.GenericEvent{Object: newCM("ns", "late")}
+		ch <- controller.GenericEvent{Object: ctrltest.NewCM("ns", "late")}
 		synctest.Wait()
-		assert.Equal(t, []string{"ns/late"}, rec.requests())
+		assert.Equal(t, []string{"ns/late"}, rec.Requests())
 
 		cancel()
 		require.NoError(t, <-done)
@@ -179,10 +180,10 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		opts controller.Options
 		want string
 	}{
-		{"", newRecorder(), controller.Options{}, "name must not be empty"},
+		{"", ctrltest.NewRecorder(), controller.Options{}, "name must not be empty"},
 		{"x", nil, controller.Options{}, "reconciler is nil"},
-		{"x", newRecorder(), controller.Options{MaxConcurrentReconciles: -1}, "MaxConcurrentReconciles is negative"},
-		{"x", newRecorder(), controller.Options{CacheSyncTimeout: -time.Second}, "CacheSyncTimeout is negative"},
+		{"x", ctrltest.NewRecorder(), controller.Options{MaxConcurrentReconciles: -1}, "MaxConcurrentReconciles is negative"},
+		{"x", ctrltest.NewRecorder(), controller.Options{CacheSyncTimeout: -time.Second}, "CacheSyncTimeout is negative"},
 	}
 	for _, tc := range cases {
 		_, err := controller.New(tc.name, tc.r, tc.opts)
@@ -203,7 +204,7 @@ func TestStopLeavesQueuedRequestsAndWaitsForWorkers(t *testing.T) {
 			finished.Add(1)
 			return controller.Result{}, nil
 		})
-		c, err := controller.New("test", r, controller.Options{Logger: quiet})
+		c, err := controller.New("test", r, controller.Options{Logger: ctrltest.Quiet})
 		require.NoError(t, err)
 		ch := make(chan controller.GenericEvent, 3)
 		require.NoError(t, c.Watch(controller.Channel(ch, controller.EnqueueRequestForObject{})))
@@ -211,7 +212,7 @@ func TestStopLeavesQueuedRequestsAndWaitsForWorkers(t *testing.T) {
 		done := make(chan error)
 		go func() { done <- c.Start(ctx) }()
 		for _, name := range []string{"a", "b", "c"} {
-			ch <- controller.GenericEvent{Object: newCM("ns", name)}
+			ch <- controller.GenericEvent{Object: ctrltest.NewCM("ns", name)}
 		}
 		time.Sleep(500 * time.Millisecond)
 
@@ -238,17 +239,17 @@ func TestQueueLenCountsRequestsWaitingForAWorker(t *testing.T) {
 			}
 			return controller.Result{}, nil
 		})
-		c, err := controller.New("test", r, controller.Options{Logger: quiet})
+		c, err := controller.New("test", r, controller.Options{Logger: ctrltest.Quiet})
 		require.NoError(t, err)
 		ch := make(chan controller.GenericEvent, 8)
 		require.NoError(t, c.Watch(controller.Channel(ch, controller.EnqueueRequestForObject{})))
 		assert.Equal(t, 0, c.QueueLen(), "before Start")
-		start(t, c)
+		ctrltest.Start(t, c)
 
-		ch <- controller.GenericEvent{Object: newCM("ns", "a")}
+		ch <- controller.GenericEvent{Object: ctrltest.NewCM("ns", "a")}
 		synctest.Wait()
 		for _, name := range []string{"b", "c", "a", "b"} {
-			ch <- controller.GenericEvent{Object: newCM("ns", name)}
+			ch <- controller.GenericEvent{Object: ctrltest.NewCM("ns", name)}
 		}
 		synctest.Wait()
 

@@ -33,7 +33,7 @@ type CreateEvent struct {
 
 // UpdateEvent says an object changed from ObjectOld to ObjectNew. When both
 // carry the same resourceVersion nothing changed: it is a resync or a relist
-// re-delivering the object ([ResourceVersionChangedPredicate] drops those).
+// re-delivering the object ([predicate.ResourceVersionChangedPredicate] drops those).
 //
 // client-go: controller-runtime pkg/event.UpdateEvent.
 type UpdateEvent struct {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/internal/ctrltest"
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/informer"
 )
@@ -22,9 +23,9 @@ import (
 func ExampleController() {
 	srv := fakeapi.New(fakeapi.Options{})
 	defer srv.Close()
-	cms := srv.Resource(cmGVR).Namespace("demo")
+	cms := srv.Resource(ctrltest.CMGVR).Namespace("demo")
 	for _, name := range []string{"a", "b"} {
-		cm := newCM("demo", name)
+		cm := ctrltest.NewCM("demo", name)
 		cm.Object["data"] = map[string]any{"color": "blue"}
 		if _, err := cms.Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
 			panic(err)
@@ -35,9 +36,9 @@ func ExampleController() {
 	defer running.Wait() // every goroutine started below has returned
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	inf := informer.NewSharedIndexInformer(cms, exampleCM(), 0, nil, informer.WithLogger(quiet))
+	inf := informer.NewSharedIndexInformer(cms, ctrltest.ExampleCM(), 0, nil, informer.WithLogger(ctrltest.Quiet))
 	running.Go(func() { inf.Run(ctx) })
-	lister := informer.NewLister[*unstructured.Unstructured](inf.GetIndexer(), cmGVR.GroupResource())
+	lister := informer.NewLister[*unstructured.Unstructured](inf.GetIndexer(), ctrltest.CMGVR.GroupResource())
 
 	seen := make(chan string)
 	reconciler := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
@@ -54,7 +55,7 @@ func ExampleController() {
 		seen <- fmt.Sprintf("%s: color is %s", req, color)
 		return controller.Result{}, nil
 	})
-	c, err := controller.New("configmaps", reconciler, controller.Options{Logger: quiet})
+	c, err := controller.New("configmaps", reconciler, controller.Options{Logger: ctrltest.Quiet})
 	if err != nil {
 		panic(err)
 	}

@@ -15,6 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/builder"
+	"github.com/informerlab/informerlab/controller/internal/ctrltest"
+	"github.com/informerlab/informerlab/controller/manager"
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/informer"
 )
@@ -23,7 +26,7 @@ import (
 // copy, each reports whether it changed anything.
 // Diagram: none. client-go: controller-runtime controllerutil.AddFinalizer/RemoveFinalizer/ContainsFinalizer.
 func TestFinalizerHelpersEditMetadata(t *testing.T) {
-	obj := newCM("ns", "a")
+	obj := ctrltest.NewCM("ns", "a")
 	obj.SetFinalizers([]string{"other"})
 
 	assert.True(t, controller.AddFinalizer(obj, "mine"))
@@ -48,13 +51,13 @@ func TestFinalizerHelpersEditMetadata(t *testing.T) {
 func TestFinalizerCleansUpBeforeObjectIsDeleted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const name = "samplecontroller.k8s.io/cleanup"
-		srv := newServer(t)
-		require.NoError(t, srv.Register(fakeapi.ResourceInfo{GVR: foosGVR, Kind: "Foo", Namespaced: true, HasStatus: true}))
-		foos := srv.Resource(foosGVR).Namespace("ns")
-		m := newManager(t, srv, controller.ManagerOptions{})
-		inf, err := m.GetInformer(foosGVR, example("samplecontroller.k8s.io/v1alpha1", "Foo"))
+		srv := ctrltest.NewServer(t)
+		require.NoError(t, srv.Register(fakeapi.ResourceInfo{GVR: ctrltest.FoosGVR, Kind: "Foo", Namespaced: true, HasStatus: true}))
+		foos := srv.Resource(ctrltest.FoosGVR).Namespace("ns")
+		m := ctrltest.NewManager(t, srv, manager.Options{})
+		inf, err := m.GetInformer(ctrltest.FoosGVR, ctrltest.Example("samplecontroller.k8s.io/v1alpha1", "Foo"))
 		require.NoError(t, err)
-		lister := informer.NewLister[*unstructured.Unstructured](inf.GetIndexer(), foosGVR.GroupResource())
+		lister := informer.NewLister[*unstructured.Unstructured](inf.GetIndexer(), ctrltest.FoosGVR.GroupResource())
 
 		var mu sync.Mutex
 		external := map[string]bool{} // what the controller created outside the cluster
@@ -94,13 +97,13 @@ func TestFinalizerCleansUpBeforeObjectIsDeleted(t *testing.T) {
 			external[obj.GetName()] = controller.ContainsFinalizer(obj, name)
 			return controller.Result{}, nil
 		})
-		require.NoError(t, controller.NewBuilder(m).For(foosGVR, example("samplecontroller.k8s.io/v1alpha1", "Foo")).
-			WithOptions(controller.Options{Logger: quiet}).Complete(r))
-		runManager(t, m)
-		foo := example("samplecontroller.k8s.io/v1alpha1", "Foo")
+		require.NoError(t, builder.New(m).For(ctrltest.FoosGVR, ctrltest.Example("samplecontroller.k8s.io/v1alpha1", "Foo")).
+			WithOptions(controller.Options{Logger: ctrltest.Quiet}).Complete(r))
+		ctrltest.RunManager(t, m)
+		foo := ctrltest.Example("samplecontroller.k8s.io/v1alpha1", "Foo")
 		foo.SetNamespace("ns")
 		foo.SetName("f1")
-		createAs(t, srv, foosGVR, foo)
+		ctrltest.CreateAs(t, srv, ctrltest.FoosGVR, foo)
 		time.Sleep(time.Second)
 		synctest.Wait()
 
@@ -135,7 +138,7 @@ func TestFinalizerCleansUpBeforeObjectIsDeleted(t *testing.T) {
 // error, not a panic.
 // Diagram: none. client-go: none.
 func TestFinalizerRejectsIncompleteSetup(t *testing.T) {
-	obj := newCM("ns", "a")
+	obj := ctrltest.NewCM("ns", "a")
 	_, err := controller.Finalizer{}.Finalize(context.Background(), obj)
 	assert.ErrorContains(t, err, "controller: finalizer: Name is empty")
 	_, err = controller.Finalizer{Name: "x/y"}.Finalize(context.Background(), obj)

@@ -17,7 +17,7 @@ type OwnerOption func(*enqueueRequestForOwner)
 
 // OnlyControllerOwner makes [EnqueueRequestForOwner] follow only the owner
 // reference with controller: true, the one owner that manages the object.
-// [Builder.Owns] uses it.
+// [builder.Builder.Owns] uses it.
 //
 // client-go: controller-runtime pkg/handler.OnlyControllerOwner.
 func OnlyControllerOwner() OwnerOption {

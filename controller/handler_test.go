@@ -5,28 +5,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/internal/ctrltest"
 	"github.com/informerlab/informerlab/workqueue"
 )
 
 func newQueue() workqueue.RateLimitingInterface[controller.Request] {
 	return workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[controller.Request]())
-}
-
-// owned returns ns/name with the given owner references.
-func owned(ns, name string, refs ...metav1.OwnerReference) *unstructured.Unstructured {
-	u := newCM(ns, name)
-	u.SetOwnerReferences(refs)
-	return u
-}
-
-func ownerRef(apiVersion, kind, name string, isController bool) metav1.OwnerReference {
-	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: types.UID("uid-" + name), Controller: &isController}
 }
 
 // TestEnqueueRequestForObjectEnqueuesTheObjectKey: every event enqueues the
@@ -36,7 +23,7 @@ func ownerRef(apiVersion, kind, name string, isController bool) metav1.OwnerRefe
 func TestEnqueueRequestForObjectEnqueuesTheObjectKey(t *testing.T) {
 	ctx := context.Background()
 	h := controller.EnqueueRequestForObject{}
-	a, b := newCM("ns", "a"), newCM("other", "b")
+	a, b := ctrltest.NewCM("ns", "a"), ctrltest.NewCM("other", "b")
 	cases := []struct {
 		name string
 		send func(q workqueue.RateLimitingInterface[controller.Request])
@@ -68,7 +55,7 @@ func TestEnqueueRequestForObjectEnqueuesTheObjectKey(t *testing.T) {
 
 			tc.send(q)
 
-			assert.Equal(t, tc.want, drain(q))
+			assert.Equal(t, tc.want, ctrltest.Drain(q))
 		})
 	}
 }
@@ -80,12 +67,12 @@ func TestEnqueueRequestForObjectEnqueuesTheObjectKey(t *testing.T) {
 // Diagram: step 7. client-go: controller-runtime handler.EnqueueRequestForOwner.
 func TestEnqueueRequestForOwnerFollowsOwnerReferences(t *testing.T) {
 	foo := schema.GroupKind{Group: "samplecontroller.k8s.io", Kind: "Foo"}
-	obj := owned("ns", "child",
-		ownerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "ctrl", true),
-		ownerRef("samplecontroller.k8s.io/v1beta9", "Foo", "other", false),
-		ownerRef("samplecontroller.k8s.io/v1alpha1", "Bar", "bar", false),
-		ownerRef("elsewhere.io/v1alpha1", "Foo", "lookalike", false),
-		ownerRef("not/a/version", "Foo", "malformed", false),
+	obj := ctrltest.Owned("ns", "child",
+		ctrltest.OwnerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "ctrl", true),
+		ctrltest.OwnerRef("samplecontroller.k8s.io/v1beta9", "Foo", "other", false),
+		ctrltest.OwnerRef("samplecontroller.k8s.io/v1alpha1", "Bar", "bar", false),
+		ctrltest.OwnerRef("elsewhere.io/v1alpha1", "Foo", "lookalike", false),
+		ctrltest.OwnerRef("not/a/version", "Foo", "malformed", false),
 	)
 	cases := []struct {
 		name string
@@ -104,7 +91,7 @@ func TestEnqueueRequestForOwnerFollowsOwnerReferences(t *testing.T) {
 
 			h.Create(context.Background(), controller.CreateEvent{Object: obj}, q)
 
-			got := drain(q)
+			got := ctrltest.Drain(q)
 			t.Logf("a child owned by Foo ctrl (controller), Foo other, Bar bar, a Foo of another group and a malformed one; %s: %v", tc.name, got)
 			assert.Equal(t, tc.want, got)
 		})
@@ -119,24 +106,24 @@ func TestEnqueueRequestForOwnerFollowsOwnerReferences(t *testing.T) {
 func TestEnqueueRequestForOwnerUpdateReachesOldAndNewOwners(t *testing.T) {
 	foo := schema.GroupKind{Group: "samplecontroller.k8s.io", Kind: "Foo"}
 	h := controller.EnqueueRequestForOwner(foo, controller.OnlyControllerOwner())
-	fromA := owned("ns", "child", ownerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "a", true))
-	toB := owned("ns", "child", ownerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "b", true))
+	fromA := ctrltest.Owned("ns", "child", ctrltest.OwnerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "a", true))
+	toB := ctrltest.Owned("ns", "child", ctrltest.OwnerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "b", true))
 	q := newQueue()
 	defer q.ShutDown()
 	ctx := context.Background()
 
 	h.Update(ctx, controller.UpdateEvent{ObjectOld: fromA, ObjectNew: toB}, q)
-	got := drain(q)
+	got := ctrltest.Drain(q)
 	t.Logf("the child's controller changes from Foo a to Foo b: an update enqueues %v", got)
 	assert.Equal(t, []string{"ns/a", "ns/b"}, got)
 
 	h.Update(ctx, controller.UpdateEvent{ObjectOld: fromA, ObjectNew: fromA}, q)
-	assert.Equal(t, []string{"ns/a"}, drain(q))
+	assert.Equal(t, []string{"ns/a"}, ctrltest.Drain(q))
 	assert.Zero(t, q.Len())
 
 	h.Delete(ctx, controller.DeleteEvent{Object: toB, DeleteStateUnknown: true}, q)
 	h.Generic(ctx, controller.GenericEvent{Object: fromA}, q)
-	assert.Equal(t, []string{"ns/a", "ns/b"}, drain(q))
+	assert.Equal(t, []string{"ns/a", "ns/b"}, ctrltest.Drain(q))
 }
 
 // TestEnqueueRequestsFromMapFuncMapsOldAndNew: an update maps both objects
@@ -145,9 +132,9 @@ func TestEnqueueRequestForOwnerUpdateReachesOldAndNewOwners(t *testing.T) {
 func TestEnqueueRequestsFromMapFuncMapsOldAndNew(t *testing.T) {
 	// Each ConfigMap names, in its "users" label, the object that reads it.
 	h := controller.EnqueueRequestsFromMapFunc(func(_ context.Context, obj controller.Object) []controller.Request {
-		return []controller.Request{req(obj.GetNamespace(), obj.GetLabels()["user"]), req(obj.GetNamespace(), "always")}
+		return []controller.Request{ctrltest.Req(obj.GetNamespace(), obj.GetLabels()["user"]), ctrltest.Req(obj.GetNamespace(), "always")}
 	})
-	before, after := newCM("ns", "cfg"), newCM("ns", "cfg")
+	before, after := ctrltest.NewCM("ns", "cfg"), ctrltest.NewCM("ns", "cfg")
 	before.SetLabels(map[string]string{"user": "x"})
 	after.SetLabels(map[string]string{"user": "y"})
 	q := newQueue()
@@ -155,13 +142,13 @@ func TestEnqueueRequestsFromMapFuncMapsOldAndNew(t *testing.T) {
 	ctx := context.Background()
 
 	h.Update(ctx, controller.UpdateEvent{ObjectOld: before, ObjectNew: after}, q)
-	got := drain(q)
+	got := ctrltest.Drain(q)
 	t.Logf("an update of a ConfigMap whose user label goes from x to y: the map function, run on old and new, enqueues %v", got)
 	assert.Equal(t, []string{"ns/always", "ns/x", "ns/y"}, got)
 
 	h.Create(ctx, controller.CreateEvent{Object: before}, q)
 	h.Delete(ctx, controller.DeleteEvent{Object: after}, q)
-	assert.Equal(t, []string{"ns/always", "ns/x", "ns/y"}, drain(q))
+	assert.Equal(t, []string{"ns/always", "ns/x", "ns/y"}, ctrltest.Drain(q))
 
 	h.Generic(ctx, controller.GenericEvent{}, q)
 	assert.Zero(t, q.Len(), "no object, nothing mapped")
@@ -181,7 +168,7 @@ func TestEventHandlerFuncsCallsOnlyWhatIsSet(t *testing.T) {
 	}
 	q := newQueue()
 	defer q.ShutDown()
-	ctx, a := context.Background(), newCM("ns", "a")
+	ctx, a := context.Background(), ctrltest.NewCM("ns", "a")
 
 	h.Create(ctx, controller.CreateEvent{Object: a}, q)
 	h.Update(ctx, controller.UpdateEvent{ObjectOld: a, ObjectNew: a}, q)

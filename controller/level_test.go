@@ -15,6 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/builder"
+	"github.com/informerlab/informerlab/controller/internal/ctrltest"
+	"github.com/informerlab/informerlab/controller/manager"
+	"github.com/informerlab/informerlab/controller/predicate"
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/informer"
 )
@@ -27,12 +31,12 @@ import (
 // Diagram: steps 7, 8, 9. client-go: workqueue dirty set (Add of a queued key is a no-op); sample-controller syncHandler.
 func TestManyEventsForOneObjectBecomeOneReconcileOfLatestState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(t)
-		cms := srv.Resource(cmGVR).Namespace("ns")
-		busy := create(t, srv, newCM("ns", "busy"))
-		x := create(t, srv, newCM("ns", "x"))
-		inf := runInformer(t, srv)
-		lister := informer.NewLister[*unstructured.Unstructured](inf.GetIndexer(), cmGVR.GroupResource())
+		srv := ctrltest.NewServer(t)
+		cms := srv.Resource(ctrltest.CMGVR).Namespace("ns")
+		busy := ctrltest.Create(t, srv, ctrltest.NewCM("ns", "busy"))
+		x := ctrltest.Create(t, srv, ctrltest.NewCM("ns", "x"))
+		inf := ctrltest.RunInformer(t, srv)
+		lister := informer.NewLister[*unstructured.Unstructured](inf.GetIndexer(), ctrltest.CMGVR.GroupResource())
 		var mu sync.Mutex
 		var seen []string
 		r := controller.ReconcilerFunc(func(_ context.Context, rq controller.Request) (controller.Result, error) {
@@ -50,10 +54,10 @@ func TestManyEventsForOneObjectBecomeOneReconcileOfLatestState(t *testing.T) {
 			mu.Unlock()
 			return controller.Result{}, nil
 		})
-		c, err := controller.New("test", r, controller.Options{Logger: quiet})
+		c, err := controller.New("test", r, controller.Options{Logger: ctrltest.Quiet})
 		require.NoError(t, err)
 		require.NoError(t, c.Watch(controller.Kind(inf, controller.EnqueueRequestForObject{})))
-		start(t, c)
+		ctrltest.Start(t, c)
 		synctest.Wait()
 		mu.Lock()
 		seen = nil // the initial list
@@ -84,14 +88,14 @@ func TestManyEventsForOneObjectBecomeOneReconcileOfLatestState(t *testing.T) {
 // predicates on For. It stops writing at 100 so the test ends either way, and
 // returns how many times it reconciled the one Foo.
 func statusLoop(t *testing.T, predicates ...controller.Predicate) int {
-	srv := newServer(t)
-	require.NoError(t, srv.Register(fakeapi.ResourceInfo{GVR: foosGVR, Kind: "Foo", Namespaced: true, HasStatus: true}))
-	foos := srv.Resource(foosGVR).Namespace("ns")
-	m := newManager(t, srv, controller.ManagerOptions{})
-	exampleFoo := example("samplecontroller.k8s.io/v1alpha1", "Foo")
-	inf, err := m.GetInformer(foosGVR, exampleFoo)
+	srv := ctrltest.NewServer(t)
+	require.NoError(t, srv.Register(fakeapi.ResourceInfo{GVR: ctrltest.FoosGVR, Kind: "Foo", Namespaced: true, HasStatus: true}))
+	foos := srv.Resource(ctrltest.FoosGVR).Namespace("ns")
+	m := ctrltest.NewManager(t, srv, manager.Options{})
+	exampleFoo := ctrltest.Example("samplecontroller.k8s.io/v1alpha1", "Foo")
+	inf, err := m.GetInformer(ctrltest.FoosGVR, exampleFoo)
 	require.NoError(t, err)
-	lister := informer.NewLister[*unstructured.Unstructured](inf.GetIndexer(), foosGVR.GroupResource())
+	lister := informer.NewLister[*unstructured.Unstructured](inf.GetIndexer(), ctrltest.FoosGVR.GroupResource())
 	var mu sync.Mutex
 	reconciles := 0
 	r := controller.ReconcilerFunc(func(ctx context.Context, rq controller.Request) (controller.Result, error) {
@@ -114,14 +118,14 @@ func statusLoop(t *testing.T, predicates ...controller.Predicate) int {
 		_, err = foos.UpdateStatus(ctx, foo, metav1.UpdateOptions{})
 		return controller.Result{}, err
 	})
-	require.NoError(t, controller.NewBuilder(m).For(foosGVR, exampleFoo, predicates...).
-		WithOptions(controller.Options{Logger: quiet}).Complete(r))
-	runManager(t, m)
-	foo := example("samplecontroller.k8s.io/v1alpha1", "Foo")
+	require.NoError(t, builder.New(m).For(ctrltest.FoosGVR, exampleFoo, predicates...).
+		WithOptions(controller.Options{Logger: ctrltest.Quiet}).Complete(r))
+	ctrltest.RunManager(t, m)
+	foo := ctrltest.Example("samplecontroller.k8s.io/v1alpha1", "Foo")
 	foo.SetNamespace("ns")
 	foo.SetName("f1")
 	foo.Object["spec"] = map[string]any{"replicas": int64(1)}
-	createAs(t, srv, foosGVR, foo)
+	ctrltest.CreateAs(t, srv, ctrltest.FoosGVR, foo)
 	time.Sleep(time.Minute)
 	synctest.Wait()
 	mu.Lock()
@@ -150,7 +154,7 @@ func TestStatusWritesLoopWithoutGenerationChangedPredicate(t *testing.T) {
 // Diagram: steps 6-7 boundary. client-go: controller-runtime predicate.GenerationChangedPredicate.
 func TestGenerationChangedPredicateStopsStatusHotLoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		n := statusLoop(t, controller.GenerationChangedPredicate{})
+		n := statusLoop(t, predicate.GenerationChangedPredicate{})
 		t.Logf("the same with GenerationChangedPredicate: %d Reconcile; the status write did not change the generation", n)
 		assert.Equal(t, 1, n)
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/internal/ctrltest"
 )
 
 // channelController starts a controller fed by a Channel source with
@@ -18,20 +19,20 @@ import (
 func channelController(t *testing.T, r controller.Reconciler, opts controller.Options) (*controller.Controller, chan<- controller.GenericEvent) {
 	t.Helper()
 	if opts.Logger == nil {
-		opts.Logger = quiet
+		opts.Logger = ctrltest.Quiet
 	}
 	c, err := controller.New("test", r, opts)
 	require.NoError(t, err)
 	ch := make(chan controller.GenericEvent)
 	require.NoError(t, c.Watch(controller.Channel(ch, controller.EnqueueRequestForObject{})))
-	start(t, c)
+	ctrltest.Start(t, c)
 	return c, ch
 }
 
 // trigger sends a generic event for ns/a and waits until everything it
 // caused, up to now, has happened.
 func trigger(ch chan<- controller.GenericEvent) {
-	ch <- controller.GenericEvent{Object: newCM("ns", "a")}
+	ch <- controller.GenericEvent{Object: ctrltest.NewCM("ns", "a")}
 	synctest.Wait()
 }
 
@@ -44,18 +45,18 @@ var errBoom = errors.New("boom")
 // Diagram: step 8. client-go: controller-runtime reconcileHandler (err != nil).
 func TestErrorRequeuesWithExponentialBackoff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rec := newRecorder(outcome{err: errBoom}, outcome{err: errBoom}, outcome{err: errBoom})
-		rec.narrate(t)
+		rec := ctrltest.NewRecorder(ctrltest.Outcome{Err: errBoom}, ctrltest.Outcome{Err: errBoom}, ctrltest.Outcome{Err: errBoom})
+		rec.Narrate(t)
 		c, ch := channelController(t, rec, controller.Options{})
 
 		trigger(ch)
 		time.Sleep(time.Hour)
 		synctest.Wait()
 
-		assert.Equal(t, []string{"0s", "5ms", "15ms", "35ms"}, rec.times())
+		assert.Equal(t, []string{"0s", "5ms", "15ms", "35ms"}, rec.Times())
 		t.Logf("Counts: %+v", c.Counts())
 		assert.Equal(t, controller.ReconcileCounts{Errors: 3, Success: 1}, c.Counts())
-		assert.Zero(t, c.Queue().NumRequeues(req("ns", "a")), "success called Forget")
+		assert.Zero(t, c.Queue().NumRequeues(ctrltest.Req("ns", "a")), "success called Forget")
 	})
 }
 
@@ -65,16 +66,16 @@ func TestErrorRequeuesWithExponentialBackoff(t *testing.T) {
 // Diagram: step 8. client-go: controller-runtime reconcileHandler ("Warning: Reconciler returned both a non-zero result and a non-nil error").
 func TestErrorWinsOverRequeueAfter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var logs logBuffer
-		rec := newRecorder(outcome{result: controller.Result{RequeueAfter: time.Hour}, err: errBoom})
-		rec.narrate(t)
-		_, ch := channelController(t, rec, controller.Options{Logger: logs.logger()})
+		var logs ctrltest.LogBuffer
+		rec := ctrltest.NewRecorder(ctrltest.Outcome{Result: controller.Result{RequeueAfter: time.Hour}, Err: errBoom})
+		rec.Narrate(t)
+		_, ch := channelController(t, rec, controller.Options{Logger: logs.Logger()})
 
 		trigger(ch)
 		time.Sleep(3 * time.Hour)
 		synctest.Wait()
 
-		assert.Equal(t, []string{"0s", "5ms"}, rec.times())
+		assert.Equal(t, []string{"0s", "5ms"}, rec.Times())
 		assert.Contains(t, logs.String(), "the Result is ignored")
 	})
 }
@@ -85,25 +86,25 @@ func TestErrorWinsOverRequeueAfter(t *testing.T) {
 // Diagram: step 8. client-go: controller-runtime reconcile.TerminalError.
 func TestTerminalErrorIsNotRequeued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var logs logBuffer
+		var logs ctrltest.LogBuffer
 		wrapped := fmt.Errorf("validating spec: %w", controller.TerminalError(errBoom))
-		rec := newRecorder(outcome{err: errBoom}, outcome{err: wrapped})
-		rec.narrate(t)
-		c, ch := channelController(t, rec, controller.Options{Logger: logs.logger()})
+		rec := ctrltest.NewRecorder(ctrltest.Outcome{Err: errBoom}, ctrltest.Outcome{Err: wrapped})
+		rec.Narrate(t)
+		c, ch := channelController(t, rec, controller.Options{Logger: logs.Logger()})
 
 		trigger(ch)
 		time.Sleep(time.Hour)
 		synctest.Wait()
 
-		assert.Equal(t, []string{"0s", "5ms"}, rec.times(), "no retry after the terminal error")
+		assert.Equal(t, []string{"0s", "5ms"}, rec.Times(), "no retry after the terminal error")
 		t.Logf("Counts: %+v", c.Counts())
 		assert.Equal(t, controller.ReconcileCounts{Errors: 1, TerminalErrors: 1}, c.Counts())
-		assert.Zero(t, c.Queue().NumRequeues(req("ns", "a")))
+		assert.Zero(t, c.Queue().NumRequeues(ctrltest.Req("ns", "a")))
 		assert.Contains(t, logs.String(), "terminal error: boom")
 
 		trigger(ch)
 
-		assert.Len(t, rec.times(), 3, "a new event brings it back")
+		assert.Len(t, rec.Times(), 3, "a new event brings it back")
 	})
 }
 
@@ -114,20 +115,20 @@ func TestTerminalErrorIsNotRequeued(t *testing.T) {
 // Diagram: step 8. client-go: controller-runtime reconcileHandler (RequeueAfter > 0: Forget, AddAfter).
 func TestRequeueAfterResetsBackoffThenWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rec := newRecorder(
-			outcome{err: errBoom},
-			outcome{err: errBoom},
-			outcome{result: controller.Result{RequeueAfter: time.Minute}},
-			outcome{err: errBoom},
+		rec := ctrltest.NewRecorder(
+			ctrltest.Outcome{Err: errBoom},
+			ctrltest.Outcome{Err: errBoom},
+			ctrltest.Outcome{Result: controller.Result{RequeueAfter: time.Minute}},
+			ctrltest.Outcome{Err: errBoom},
 		)
-		rec.narrate(t)
+		rec.Narrate(t)
 		c, ch := channelController(t, rec, controller.Options{})
 
 		trigger(ch)
 		time.Sleep(time.Hour)
 		synctest.Wait()
 
-		assert.Equal(t, []string{"0s", "5ms", "15ms", "1m0.015s", "1m0.02s"}, rec.times())
+		assert.Equal(t, []string{"0s", "5ms", "15ms", "1m0.015s", "1m0.02s"}, rec.Times())
 		t.Logf("Counts: %+v", c.Counts())
 		assert.Equal(t, controller.ReconcileCounts{Errors: 3, RequeueAfter: 1, Success: 1}, c.Counts())
 	})
@@ -139,8 +140,8 @@ func TestRequeueAfterResetsBackoffThenWaits(t *testing.T) {
 // Diagram: step 8. client-go: controller-runtime reconcileHandler (success: Forget).
 func TestSuccessForgetsFailures(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rec := newRecorder(outcome{err: errBoom}, outcome{err: errBoom}, outcome{}, outcome{err: errBoom})
-		rec.narrate(t)
+		rec := ctrltest.NewRecorder(ctrltest.Outcome{Err: errBoom}, ctrltest.Outcome{Err: errBoom}, ctrltest.Outcome{}, ctrltest.Outcome{Err: errBoom})
+		rec.Narrate(t)
 		c, ch := channelController(t, rec, controller.Options{})
 
 		trigger(ch)
@@ -149,7 +150,7 @@ func TestSuccessForgetsFailures(t *testing.T) {
 		time.Sleep(time.Hour)
 		synctest.Wait()
 
-		assert.Equal(t, []string{"0s", "5ms", "15ms", "1h0m0s", "1h0m0.005s"}, rec.times(),
+		assert.Equal(t, []string{"0s", "5ms", "15ms", "1h0m0s", "1h0m0.005s"}, rec.Times(),
 			"the failure after a success is retried after the base 5ms: the success called Forget")
 		t.Logf("Counts: %+v", c.Counts())
 		assert.Equal(t, controller.ReconcileCounts{Errors: 3, Success: 2}, c.Counts())
@@ -162,16 +163,16 @@ func TestSuccessForgetsFailures(t *testing.T) {
 // Diagram: step 8. client-go: controller-runtime Controller.Reconcile (RecoverPanic).
 func TestPanicInReconcileBecomesRetriedError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var logs logBuffer
-		rec := newRecorder(outcome{panic: "nil map"})
-		rec.narrate(t)
-		c, ch := channelController(t, rec, controller.Options{Logger: logs.logger()})
+		var logs ctrltest.LogBuffer
+		rec := ctrltest.NewRecorder(ctrltest.Outcome{Panic: "nil map"})
+		rec.Narrate(t)
+		c, ch := channelController(t, rec, controller.Options{Logger: logs.Logger()})
 
 		trigger(ch)
 		time.Sleep(time.Hour)
 		synctest.Wait()
 
-		assert.Equal(t, []string{"0s", "5ms"}, rec.times())
+		assert.Equal(t, []string{"0s", "5ms"}, rec.Times())
 		t.Logf("Counts: %+v", c.Counts())
 		assert.Equal(t, controller.ReconcileCounts{Errors: 1, Panics: 1, Success: 1}, c.Counts())
 		assert.Contains(t, logs.String(), "Reconcile panicked")
@@ -183,10 +184,10 @@ func TestPanicInReconcileBecomesRetriedError(t *testing.T) {
 // Diagram: step 8. client-go: controller-runtime Options.RecoverPanic.
 func TestPanicRecoveryCanBeTurnedOff(t *testing.T) {
 	off := false
-	c, err := controller.New("test", newRecorder(outcome{panic: "nil map"}), controller.Options{RecoverPanic: &off, Logger: quiet})
+	c, err := controller.New("test", ctrltest.NewRecorder(ctrltest.Outcome{Panic: "nil map"}), controller.Options{RecoverPanic: &off, Logger: ctrltest.Quiet})
 	require.NoError(t, err)
 
-	assert.PanicsWithValue(t, "nil map", func() { _, _ = c.ReconcileOnce(t.Context(), req("ns", "a")) })
+	assert.PanicsWithValue(t, "nil map", func() { _, _ = c.ReconcileOnce(t.Context(), ctrltest.Req("ns", "a")) })
 }
 
 // TestTerminalErrorIsDetectedThroughWrapping: errors.Is(err,

@@ -5,7 +5,7 @@ package controller
 // order, stopping at the first false. Predicates see the event, not the
 // queue; they decide whether an event is worth a Reconcile at all.
 //
-// The most important one is [GenerationChangedPredicate]: without it, a
+// The most important one is [predicate.GenerationChangedPredicate]: without it, a
 // controller that writes its object's status triggers an update event for
 // its own write, reconciles again, writes status again... (see docs/controller.md).
 //

@@ -19,7 +19,7 @@ import (
 //	informer --OnAdd/OnUpdate/OnDelete--> predicates --> handler --Add--> queue
 //
 // The source does not run the informer; whoever owns it does (the
-// [Manager]'s cache, or the caller). Its WaitForSync waits until the informer
+// [manager.Manager]'s cache, or the caller). Its WaitForSync waits until the informer
 // has synced and the registration has too: every object of the initial list
 // has passed through the handler, so the first Reconcile sees a queue that
 // holds the whole initial state.
@@ -40,12 +40,13 @@ func Kind(inf informer.SharedIndexInformer, handler EventHandler, predicates ...
 //
 // client-go: controller-runtime pkg/internal/source.Kind.
 type KindSource struct {
+	// Resource names the informer's resource in logs and errors
+	// ("configmaps", "deployments.apps"), when known; the builder sets it.
+	Resource string
+
 	informer   informer.SharedIndexInformer
 	handler    EventHandler
 	predicates []Predicate
-	// resource names the informer's resource in logs and errors, when
-	// known (the Builder sets it).
-	resource string
 
 	mu           sync.Mutex // guards the fields below
 	registration informer.ResourceEventHandlerRegistration
@@ -55,10 +56,10 @@ type KindSource struct {
 // String names the source in logs and errors: "Kind(configmaps)" when the
 // resource is known, "Kind" otherwise.
 func (k *KindSource) String() string {
-	if k.resource == "" {
+	if k.Resource == "" {
 		return "Kind"
 	}
-	return "Kind(" + k.resource + ")"
+	return "Kind(" + k.Resource + ")"
 }
 
 // Start registers the source's handler on the informer.

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/internal/ctrltest"
+	"github.com/informerlab/informerlab/controller/predicate"
 	"github.com/informerlab/informerlab/workqueue"
 )
 
@@ -74,20 +76,20 @@ func startSource(t *testing.T, src controller.Source) (workqueue.RateLimitingInt
 // Diagram: steps 6, 7. client-go: controller-runtime internal/source.EventHandler.
 func TestKindSourceTurnsNotificationsIntoEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(t)
-		create(t, srv, newCM("ns", "a"))
-		inf := runInformer(t, srv)
+		srv := ctrltest.NewServer(t)
+		ctrltest.Create(t, srv, ctrltest.NewCM("ns", "a"))
+		inf := ctrltest.RunInformer(t, srv)
 		spy := &spyHandler{}
 		startSource(t, controller.Kind(inf, spy))
 		initial := spy.take()
 		t.Logf("the Kind source, started on a synced informer: %v", initial)
 		assert.Equal(t, []string{"create ns/a initial=true"}, initial)
 
-		b := create(t, srv, newCM("ns", "b"))
+		b := ctrltest.Create(t, srv, ctrltest.NewCM("ns", "b"))
 		b.SetLabels(map[string]string{"x": "y"})
-		updated, err := srv.Resource(cmGVR).Namespace("ns").Update(context.Background(), b, metav1.UpdateOptions{})
+		updated, err := srv.Resource(ctrltest.CMGVR).Namespace("ns").Update(context.Background(), b, metav1.UpdateOptions{})
 		require.NoError(t, err)
-		require.NoError(t, srv.Resource(cmGVR).Namespace("ns").Delete(context.Background(), "a", metav1.DeleteOptions{}))
+		require.NoError(t, srv.Resource(ctrltest.CMGVR).Namespace("ns").Delete(context.Background(), "a", metav1.DeleteOptions{}))
 		synctest.Wait()
 		got := spy.take()
 		t.Logf("   create b, update b, delete a: %v", got)
@@ -110,9 +112,9 @@ func rvOf(obj any) string { return obj.(controller.Object).GetResourceVersion() 
 // Diagram: steps 1 (relist), 6, 7. client-go: controller-runtime internal/source.EventHandler.OnDelete (tombstone).
 func TestKindSourceUnwrapsTombstoneForOwnerHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(t)
-		create(t, srv, owned("ns", "child", ownerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "parent", true)))
-		inf := runInformer(t, srv)
+		srv := ctrltest.NewServer(t)
+		ctrltest.Create(t, srv, ctrltest.Owned("ns", "child", ctrltest.OwnerRef("samplecontroller.k8s.io/v1alpha1", "Foo", "parent", true)))
+		inf := ctrltest.RunInformer(t, srv)
 		spy := &spyHandler{}
 		owner := controller.EnqueueRequestForOwner(schema.GroupKind{Group: "samplecontroller.k8s.io", Kind: "Foo"})
 		both := controller.EventHandlerFuncs{DeleteFunc: func(ctx context.Context, e controller.DeleteEvent, q workqueue.RateLimitingInterface[controller.Request]) {
@@ -121,7 +123,7 @@ func TestKindSourceUnwrapsTombstoneForOwnerHandler(t *testing.T) {
 		}}
 		q, _ := startSource(t, controller.Kind(inf, both))
 
-		err := srv.SilentResource(cmGVR).Namespace("ns").Delete(context.Background(), "child", metav1.DeleteOptions{})
+		err := srv.SilentResource(ctrltest.CMGVR).Namespace("ns").Delete(context.Background(), "child", metav1.DeleteOptions{})
 		require.NoError(t, err)
 		srv.Compact()
 		time.Sleep(5 * time.Second) // a watch younger than 1s ending is itself treated as a failure
@@ -129,7 +131,7 @@ func TestKindSourceUnwrapsTombstoneForOwnerHandler(t *testing.T) {
 		time.Sleep(time.Minute) // past any reflector backoff
 		synctest.Wait()
 
-		events, owners := spy.take(), drain(q)
+		events, owners := spy.take(), ctrltest.Drain(q)
 		t.Logf("a child deleted while the watch was down reaches the handler after the relist as %v", events)
 		t.Logf("   the tombstone was unwrapped, so EnqueueRequestForOwner found its owner: %v", owners)
 		assert.Equal(t, []string{"delete ns/child unknown=true"}, events)
@@ -144,18 +146,18 @@ func TestKindSourceUnwrapsTombstoneForOwnerHandler(t *testing.T) {
 // Diagram: steps 6, 7. client-go: controller-runtime internal/source.EventHandler (predicates).
 func TestKindSourceRunsPredicatesBeforeHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(t)
-		inf := runInformer(t, srv)
+		srv := ctrltest.NewServer(t)
+		inf := ctrltest.RunInformer(t, srv)
 		spy := &spyHandler{}
-		onlyKeep := controller.NewPredicateFuncs(func(o controller.Object) bool { return o.GetLabels()["keep"] == "yes" })
-		startSource(t, controller.Kind(inf, spy, onlyKeep, controller.GenerationChangedPredicate{}))
+		onlyKeep := predicate.NewPredicateFuncs(func(o controller.Object) bool { return o.GetLabels()["keep"] == "yes" })
+		startSource(t, controller.Kind(inf, spy, onlyKeep, predicate.GenerationChangedPredicate{}))
 
-		kept := newCM("ns", "kept")
+		kept := ctrltest.NewCM("ns", "kept")
 		kept.SetLabels(map[string]string{"keep": "yes"})
-		kept = create(t, srv, kept)
-		create(t, srv, newCM("ns", "dropped"))
+		kept = ctrltest.Create(t, srv, kept)
+		ctrltest.Create(t, srv, ctrltest.NewCM("ns", "dropped"))
 		kept.SetAnnotations(map[string]string{"touched": "yes"})
-		_, err := srv.Resource(cmGVR).Namespace("ns").Update(context.Background(), kept, metav1.UpdateOptions{})
+		_, err := srv.Resource(ctrltest.CMGVR).Namespace("ns").Update(context.Background(), kept, metav1.UpdateOptions{})
 		require.NoError(t, err)
 		synctest.Wait()
 
@@ -168,16 +170,16 @@ func TestKindSourceRunsPredicatesBeforeHandler(t *testing.T) {
 // Diagram: step 6. client-go: SharedIndexInformer.RemoveEventHandler.
 func TestKindSourceStopsWhenContextEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(t)
-		inf := runInformer(t, srv)
+		srv := ctrltest.NewServer(t)
+		inf := ctrltest.RunInformer(t, srv)
 		spy := &spyHandler{}
 		_, stop := startSource(t, controller.Kind(inf, spy))
-		create(t, srv, newCM("ns", "before"))
+		ctrltest.Create(t, srv, ctrltest.NewCM("ns", "before"))
 		synctest.Wait()
 
 		stop()
 		synctest.Wait()
-		create(t, srv, newCM("ns", "after"))
+		ctrltest.Create(t, srv, ctrltest.NewCM("ns", "after"))
 		synctest.Wait()
 
 		assert.Equal(t, []string{"create ns/before initial=false"}, spy.take())
@@ -188,8 +190,8 @@ func TestKindSourceStopsWhenContextEnds(t *testing.T) {
 // Diagram: step 7. client-go: controller-runtime source.Kind / source.Channel validation.
 func TestSourcesRejectBadInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(t)
-		inf := runInformer(t, srv)
+		srv := ctrltest.NewServer(t)
+		inf := ctrltest.RunInformer(t, srv)
 		q := newQueue()
 		defer q.ShutDown()
 		ctx, cancel := context.WithCancel(context.Background())
@@ -219,16 +221,16 @@ func TestChannelSourceDeliversGenericEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ch := make(chan controller.GenericEvent)
 		spy := &spyHandler{}
-		notSkipped := controller.NewPredicateFuncs(func(o controller.Object) bool { return o.GetName() != "skip" })
+		notSkipped := predicate.NewPredicateFuncs(func(o controller.Object) bool { return o.GetName() != "skip" })
 		src := controller.Channel(ch, spy, notSkipped)
 		q := newQueue()
 		defer q.ShutDown()
-		require.NoError(t, src.Start(controller.WithLogger(context.Background(), quiet), q))
+		require.NoError(t, src.Start(controller.WithLogger(context.Background(), ctrltest.Quiet), q))
 
-		ch <- controller.GenericEvent{Object: newCM("ns", "a")}
+		ch <- controller.GenericEvent{Object: ctrltest.NewCM("ns", "a")}
 		ch <- controller.GenericEvent{}
-		ch <- controller.GenericEvent{Object: newCM("ns", "skip")}
-		ch <- controller.GenericEvent{Object: newCM("ns", "b")}
+		ch <- controller.GenericEvent{Object: ctrltest.NewCM("ns", "skip")}
+		ch <- controller.GenericEvent{Object: ctrltest.NewCM("ns", "b")}
 		close(ch)
 		synctest.Wait()
 

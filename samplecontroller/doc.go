@@ -15,7 +15,7 @@
 //
 // # How it works
 //
-// [New] builds a controller.Manager whose cache holds two shared informers,
+// [New] builds a manager.Manager whose cache holds two shared informers,
 // Foos and Deployments, and on it the "foo" controller (and, for fakeapi,
 // the "deployment-simulator"). Both reconcilers use the Manager's split
 // client (Manager.GetClient): Get reads a copy from the cache and sends no
@@ -107,15 +107,15 @@
 // # Running sharded
 //
 // With Options.Shard ([ShardOptions]) the controller is one replica of a
-// ring of replicas that share the Foos: a [controller.ShardMember] holds
+// ring of replicas that share the Foos: a [sharding.Member] holds
 // Leases on buckets of Foo uids, the Foo informer caches only the held
 // buckets' Foos (its shard selector, widened and narrowed by the member
-// through [controller.InformerShardCache]), and the Foo controller runs
+// through [sharding.InformerCache]), and the Foo controller runs
 // behind the member's guard. Deployments the Foo controller creates carry
 // their Foo's bucket in [BucketLabel], and the Deployment informer caches
 // only the held buckets' Deployments: the same member sets its label
 // selector, "informerlab.dev/bucket in (…)", through
-// [controller.InformerBucketLabelCache], and admits a bucket once both
+// [sharding.InformerBucketLabelCache], and admits a bucket once both
 // caches hold it. The DeploymentSimulator, playing a component outside the
 // ring, is not guarded, but it shares that informer: each replica that runs
 // it simulates its own buckets' Deployments. A Deployment of a Foo without

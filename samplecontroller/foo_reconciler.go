@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/manager"
+	"github.com/informerlab/informerlab/controller/recorder"
 )
 
 // FinalizerName is the finalizer the Foo controller puts on every Foo, so
@@ -50,7 +52,7 @@ const (
 // FooReconciler makes the world match one Foo: a Deployment called
 // spec.deploymentName, controlled by the Foo, running spec.replicas pods;
 // and a status that says how many are available. It reads only from the
-// Manager's cache, through its split client (controller.Client Get, which
+// Manager's cache, through its split client (manager.Client Get, which
 // returns copies and sends no request), and writes only through the API
 // (the same client's Create, Patch and UpdateStatus).
 //
@@ -103,10 +105,10 @@ const (
 // client-go: sample-controller controller.go (syncHandler), written as a
 // controller-runtime Reconciler.
 type FooReconciler struct {
-	reader    controller.Reader  // the cache: the Manager's Client
-	client    *controller.Client // writes
-	api       API                // typed handles, for the one write the Client cannot express
-	recorder  controller.EventRecorder
+	reader    manager.Reader  // the cache: the Manager's Client
+	client    *manager.Client // writes
+	api       API             // typed handles, for the one write the Client cannot express
+	recorder  recorder.EventRecorder
 	finalizer controller.Finalizer
 	image     string
 	buckets   int // > 0 when sharded: new Deployments get BucketLabel
@@ -118,7 +120,7 @@ type FooReconciler struct {
 // Manager's Client, or in a test a reader over caches the test controls),
 // writes through c, records Events with recorder, and deletes through api
 // (typed handles).
-func newFooReconciler(reader controller.Reader, c *controller.Client, api API, recorder controller.EventRecorder, image string, obs Observer) *FooReconciler {
+func newFooReconciler(reader manager.Reader, c *manager.Client, api API, recorder recorder.EventRecorder, image string, obs Observer) *FooReconciler {
 	r := &FooReconciler{
 		reader:   reader,
 		client:   c,
@@ -160,9 +162,9 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req controller.Request) (
 	done, err := r.sync(ctx, req, foo)
 	switch {
 	case err == nil && done.wrote:
-		r.recorder.Event(foo, controller.EventTypeNormal, EventReasonSynced, EventMessageSynced)
+		r.recorder.Event(foo, recorder.EventTypeNormal, EventReasonSynced, EventMessageSynced)
 	case err != nil && !done.warned && !apierrors.IsConflict(err):
-		r.recorder.Event(foo, controller.EventTypeWarning, EventReasonSyncFailed, err.Error())
+		r.recorder.Event(foo, recorder.EventTypeWarning, EventReasonSyncFailed, err.Error())
 	}
 	return controller.Result{}, err
 }
@@ -185,7 +187,7 @@ func (r *FooReconciler) sync(ctx context.Context, req controller.Request, foo *F
 		if _, err := r.updateStatus(ctx, foo, foo.Status.AvailableReplicas, cond); err != nil {
 			return done, err
 		}
-		r.recorder.Event(foo, controller.EventTypeWarning, EventReasonInvalidSpec, invalid.Error())
+		r.recorder.Event(foo, recorder.EventTypeWarning, EventReasonInvalidSpec, invalid.Error())
 		done.warned = true
 		return done, controller.TerminalError(fmt.Errorf("samplecontroller: foo %s: invalid spec: %w", req, invalid))
 	}
@@ -210,7 +212,7 @@ func (r *FooReconciler) sync(ctx context.Context, req controller.Request, foo *F
 		if _, err := r.updateStatus(ctx, foo, foo.Status.AvailableReplicas, cond); err != nil {
 			return done, err
 		}
-		r.recorder.Event(foo, controller.EventTypeWarning, EventReasonErrResourceExists, msg)
+		r.recorder.Event(foo, recorder.EventTypeWarning, EventReasonErrResourceExists, msg)
 		done.warned = true
 		return done, fmt.Errorf("samplecontroller: foo %s: %s", req, msg)
 	}

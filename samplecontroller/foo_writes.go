@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/manager"
+	"github.com/informerlab/informerlab/controller/sharding"
 )
 
 // The Foo controller's writes. Each goes through write, which tells the
@@ -63,7 +65,7 @@ func (r *FooReconciler) createDeployment(ctx context.Context, foo *Foo, replicas
 	if r.buckets > 0 {
 		// Sharded: the child carries its owner's bucket, which its own uid
 		// cannot tell.
-		dep.Labels = map[string]string{BucketLabel: strconv.Itoa(controller.BucketOf(foo.UID, r.buckets))}
+		dep.Labels = map[string]string{BucketLabel: strconv.Itoa(sharding.BucketOf(foo.UID, r.buckets))}
 	}
 	detail := fmt.Sprintf("replicas %d, controlled by foo %s", replicas, foo.Name)
 	err := r.write("create", "deployments", dep.Namespace, dep.Name, detail, func() error {
@@ -113,7 +115,7 @@ func (r *FooReconciler) labelExisting(ctx context.Context, foo *Foo, want *Deplo
 		return nil, fmt.Errorf("samplecontroller: %w", err)
 	}
 	err = r.write("patch", "deployments", live.Namespace, live.Name, "label "+BucketLabel+"="+bucket, func() error {
-		return r.client.Patch(ctx, live, controller.RawPatch(types.MergePatchType, patch))
+		return r.client.Patch(ctx, live, manager.RawPatch(types.MergePatchType, patch))
 	})
 	if err != nil {
 		return nil, err
@@ -165,7 +167,7 @@ func (r *FooReconciler) scaleDeployment(ctx context.Context, dep *Deployment, re
 	original.ResourceVersion = ""
 	dep.Spec.Replicas = &replicas
 	return r.write("patch", "deployments", dep.Namespace, dep.Name, fmt.Sprintf("replicas %s -> %d", from, replicas), func() error {
-		return r.client.Patch(ctx, dep, controller.MergeFrom(original))
+		return r.client.Patch(ctx, dep, manager.MergeFrom(original))
 	})
 }
 
@@ -195,7 +197,7 @@ func (r *FooReconciler) updateFinalizers(ctx context.Context, obj controller.Obj
 	}
 	return r.write("patch", "foos", foo.Namespace, foo.Name, detail, func() error {
 		before := foo.ResourceVersion
-		err := r.client.Patch(ctx, foo, controller.RawPatch(types.MergePatchType, patch))
+		err := r.client.Patch(ctx, foo, manager.RawPatch(types.MergePatchType, patch))
 		if apierrors.IsNotFound(err) && !controller.ContainsFinalizer(foo, FinalizerName) {
 			return nil // removing from a Foo that is gone: done
 		}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/manager"
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/indexer"
 )
@@ -200,9 +201,9 @@ func ptr[T any](v T) *T { return &v }
 // newTestReconciler returns a FooReconciler that reads through reader and
 // writes through the client of a Manager (never started: writes need no
 // cache) over api. Its Events are discarded.
-func newTestReconciler(t *testing.T, api API, reader controller.Reader) *FooReconciler {
+func newTestReconciler(t *testing.T, api API, reader manager.Reader) *FooReconciler {
 	t.Helper()
-	mgr, err := controller.NewManager(controller.ManagerOptions{
+	mgr, err := manager.New(manager.Options{
 		NewClient: func(gvr schema.GroupVersionResource, ns string) controller.ResourceInterface { return api(gvr, ns) },
 		Scheme:    NewScheme(),
 		Logger:    slog.New(slog.DiscardHandler),
@@ -215,7 +216,7 @@ func newTestReconciler(t *testing.T, api API, reader controller.Reader) *FooReco
 	return newFooReconciler(reader, mgr.GetClient(), api, discardEvents{}, DefaultImage, nil)
 }
 
-// cacheReader is a controller.Reader over caches a test fills itself, so
+// cacheReader is a manager.Reader over caches a test fills itself, so
 // that it can hold them behind the server. Like the Manager's client, it
 // returns copies.
 type cacheReader struct {
@@ -232,7 +233,7 @@ func (c cacheReader) Get(_ context.Context, key types.NamespacedName, obj contro
 	return fmt.Errorf("cacheReader: cannot read %T", obj)
 }
 
-func (c cacheReader) List(context.Context, controller.ObjectList, ...controller.ListOption) error {
+func (c cacheReader) List(context.Context, manager.ObjectList, ...manager.ListOption) error {
 	return errors.New("cacheReader: List is not used by the reconciler")
 }
 

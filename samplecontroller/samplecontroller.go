@@ -10,6 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/admission"
+	"github.com/informerlab/informerlab/controller/builder"
+	"github.com/informerlab/informerlab/controller/manager"
+	"github.com/informerlab/informerlab/controller/predicate"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/workqueue"
 )
 
@@ -85,14 +90,14 @@ type Options struct {
 	// cache, writes to the API). Everything else is wired as usual: the
 	// informers, the watches, the queue, the simulator. labs/7-controller
 	// plugs a learner's Reconciler in here.
-	Reconciler func(c *controller.Client) controller.Reconciler
+	Reconciler func(c *manager.Client) controller.Reconciler
 
-	// WebhookServer, when set, serves the Foo admission webhooks on it
+	// admission.Server, when set, serves the Foo admission webhooks on it
 	// (FooDefaulter at MutatePath, FooValidator at ValidatePath) and hands
 	// it to the Manager, which starts it before its cache. The API server
 	// calls them only once a MutatingWebhookConfiguration and a
 	// ValidatingWebhookConfiguration point at them (docs/samplecontroller.md).
-	WebhookServer *controller.WebhookServer
+	WebhookServer *admission.Server
 
 	// Shard, when set, makes this controller one replica of a sharded
 	// ring: it caches and reconciles only the Foos of the buckets it holds
@@ -116,10 +121,10 @@ type Options struct {
 // client-go: sample-controller's main.go and controller.go (NewController,
 // Run), as controller-runtime's Manager and Builder would wire them.
 type SampleController struct {
-	mgr       *controller.Manager
+	mgr       *manager.Manager
 	foo       *controller.Controller
-	simulator *controller.Controller  // nil unless Options.DeploymentSimulator
-	member    *controller.ShardMember // nil unless Options.Shard
+	simulator *controller.Controller // nil unless Options.DeploymentSimulator
+	member    *sharding.Member       // nil unless Options.Shard
 }
 
 // New wires the sample controller against api. It starts nothing: Run
@@ -136,17 +141,17 @@ func New(api API, opts Options) (*SampleController, error) {
 	}
 	scheme := NewScheme()
 	typed := typedAPI(api, scheme)
-	mgr, err := controller.NewManager(controller.ManagerOptions{
+	mgr, err := manager.New(manager.Options{
 		// The informers list and watch through these handles; with them the
 		// Manager can also write Events (GetEventRecorderFor).
 		NewClient: func(gvr schema.GroupVersionResource, ns string) controller.ResourceInterface {
 			return typed(gvr, ns)
 		},
-		Namespace:     opts.Namespace,
-		SyncPeriod:    opts.ResyncPeriod,
-		Scheme:        scheme,
-		Logger:        opts.Logger,
-		WebhookServer: opts.WebhookServer,
+		Namespace:  opts.Namespace,
+		SyncPeriod: opts.ResyncPeriod,
+		Scheme:     scheme,
+		Logger:     opts.Logger,
+		Server:     opts.WebhookServer,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
@@ -171,7 +176,7 @@ func New(api API, opts Options) (*SampleController, error) {
 		}
 		m := sc.member
 		guardFoo = func(r controller.Reconciler) controller.Reconciler {
-			return m.Guard(r, controller.BucketFromCache(fooInformer.GetIndexer(), m.Buckets()))
+			return m.Guard(r, sharding.BucketFromCache(fooInformer.GetIndexer(), m.Buckets()))
 		}
 	}
 	w := wiring{obs: opts.Observer}
@@ -199,10 +204,10 @@ func New(api API, opts Options) (*SampleController, error) {
 	}
 	// For(foos) and Owns(deployments), spelled out as the Watches they
 	// stand for, so that each piece can be observed.
-	sc.foo, err = controller.NewBuilder(mgr).Named(FooControllerName).
+	sc.foo, err = builder.New(mgr).Named(FooControllerName).
 		Watches(FoosGVR, &Foo{},
 			w.handler(FooControllerName, "foos", controller.EnqueueRequestForObject{}, false),
-			w.predicate(FooControllerName, "foos", controller.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
+			w.predicate(FooControllerName, "foos", predicate.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
 		Watches(DeploymentsGVR, &Deployment{},
 			w.handler(FooControllerName, "deployments", controller.EnqueueRequestForOwner(FooGVK.GroupKind(), controller.OnlyControllerOwner()), true),
 			w.predicate(FooControllerName, "deployments", nil, "")...).
@@ -222,10 +227,10 @@ func New(api API, opts Options) (*SampleController, error) {
 		// moment; their status writes are the same, so the first wins and
 		// the other finds nothing to do (or a Conflict, and retries).
 		s := &DeploymentSimulator{client: cl, obs: opts.Observer}
-		sc.simulator, err = controller.NewBuilder(mgr).Named(SimulatorControllerName).
+		sc.simulator, err = builder.New(mgr).Named(SimulatorControllerName).
 			Watches(DeploymentsGVR, &Deployment{},
 				w.handler(SimulatorControllerName, "deployments", controller.EnqueueRequestForObject{}, false),
-				w.predicate(SimulatorControllerName, "deployments", controller.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
+				w.predicate(SimulatorControllerName, "deployments", predicate.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
 			WithOptions(controller.Options{RateLimiter: w.limiter(SimulatorControllerName, workqueue.DefaultControllerRateLimiter[controller.Request]()), Logger: opts.Logger}).
 			Build(w.reconciler(SimulatorControllerName, s))
 		if err != nil {
@@ -250,11 +255,11 @@ func (c *SampleController) Run(ctx context.Context) error {
 // GetClient is the split client the controllers read and write with; and
 // its GetEventRecorderFor records Events through the same API (the Foo
 // controller's are those of GetEventRecorderFor(EventSource)).
-func (c *SampleController) Manager() *controller.Manager { return c.mgr }
+func (c *SampleController) Manager() *manager.Manager { return c.mgr }
 
-// ShardMember returns the replica's member of its ring, whose Held says
+// sharding.Member returns the replica's member of its ring, whose Held says
 // which buckets it holds; nil unless Options.Shard was set.
-func (c *SampleController) ShardMember() *controller.ShardMember { return c.member }
+func (c *SampleController) ShardMember() *sharding.Member { return c.member }
 
 // FooController returns the Foo controller, whose Counts say how its
 // Reconciles ended.

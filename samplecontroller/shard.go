@@ -6,13 +6,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/manager"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/informer"
 )
 
 // BucketLabel is the label the Foo controller stamps on every Deployment it
 // creates when it runs sharded: the bucket of the owning Foo (from the Foo's
-// uid, [controller.BucketOf]). A shard selector can only hash an object's
+// uid, [sharding.BucketOf]). A shard selector can only hash an object's
 // own uid or namespace, so a child finds its owner's bucket this way, and a
 // sharded replica's Deployment informer selects "informerlab.dev/bucket in
 // (its buckets)": kubectl get deploy -L informerlab.dev/bucket shows the
@@ -25,21 +26,21 @@ const BucketLabel = "informerlab.dev/bucket"
 // LeasesGVR is the resource of the Leases a sharded sample controller keeps.
 var LeasesGVR = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
 
-// ShardOptions make a sample controller one replica of a ring of replicas
+// sharding.Options make a sample controller one replica of a ring of replicas
 // that share the Foos between them (see "Running sharded" in the package
 // documentation). Every replica of a ring uses the same Ring, Buckets and
 // LeaseNamespace, and its own Identity.
 //
-// client-go: none (controller.ShardOptions, as a sample controller flag set).
+// client-go: none (sharding.Options, as a sample controller flag set).
 type ShardOptions struct {
-	// Ring names the ring of replicas ([controller.ShardOptions].Ring).
+	// Ring names the ring of replicas ([sharding.Options].Ring).
 	// Required.
 	Ring string
 	// Identity of this replica, unique in the ring. "" means the host name
 	// and a random suffix.
 	Identity string
 	// Buckets is the fixed number of buckets. 0 means
-	// controller.DefaultShardBuckets.
+	// sharding.DefaultBuckets.
 	Buckets int
 	// LeaseNamespace is where the member and bucket Leases live. "" means
 	// Options.Namespace, or "default" when that is "" too.
@@ -47,50 +48,50 @@ type ShardOptions struct {
 	// LeaseClient, when set, reads and writes the Leases in place of
 	// api(LeasesGVR, LeaseNamespace). A test wraps it to cut a replica off
 	// the Leases, as a crash would.
-	LeaseClient controller.ShardLeaseClient
+	LeaseClient sharding.LeaseClient
 	// LeaseDuration, RenewDeadline and RetryPeriod are the Lease timings of
-	// [controller.ShardOptions]; 0 means its defaults.
+	// [sharding.Options]; 0 means its defaults.
 	LeaseDuration time.Duration
 	RenewDeadline time.Duration
 	RetryPeriod   time.Duration
 }
 
-// shard wires a ShardMember around the Foo and Deployment informers: both
+// shard wires a sharding.Member around the Foo and Deployment informers: both
 // start with no bucket, and as the member gains buckets it widens the Foo
 // informer's shard selector and, from the same buckets, the Deployment
 // informer's label selector on BucketLabel; it admits a gained bucket once
 // both caches hold it. The member is added to the Manager, which runs it on
 // every replica.
-func shard(mgr *controller.Manager, api API, fooInformer, depInformer informer.SharedIndexInformer, opts Options) (*controller.ShardMember, error) {
+func shard(mgr *manager.Manager, api API, fooInformer, depInformer informer.SharedIndexInformer, opts Options) (*sharding.Member, error) {
 	so := opts.Shard
-	buckets := cmpOrInt(so.Buckets, controller.DefaultShardBuckets)
-	none, err := controller.ShardSelectorFor(nil, buckets)
+	buckets := cmpOrInt(so.Buckets, sharding.DefaultBuckets)
+	none, err := sharding.ShardSelectorFor(nil, buckets)
 	if err != nil {
 		return nil, err
 	}
 	if err := fooInformer.SetShardSelector(none); err != nil {
 		return nil, err
 	}
-	if err := depInformer.SetLabelSelector(controller.BucketLabelSelector(BucketLabel, nil)); err != nil {
+	if err := depInformer.SetLabelSelector(sharding.BucketLabelSelector(BucketLabel, nil)); err != nil {
 		return nil, err
 	}
 	// The reference lists the caches wait for go through the same handles
 	// as the informers' own lists.
-	fooCache, err := controller.InformerShardCache(fooInformer, api(FoosGVR, opts.Namespace))
+	fooCache, err := sharding.InformerCache(fooInformer, api(FoosGVR, opts.Namespace))
 	if err != nil {
 		return nil, err
 	}
-	depCache, err := controller.InformerBucketLabelCache(depInformer, api(DeploymentsGVR, opts.Namespace), BucketLabel, buckets)
+	depCache, err := sharding.InformerBucketLabelCache(depInformer, api(DeploymentsGVR, opts.Namespace), BucketLabel, buckets)
 	if err != nil {
 		return nil, err
 	}
-	cache := controller.ShardCaches(fooCache, depCache)
+	cache := sharding.Caches(fooCache, depCache)
 	leases := so.LeaseClient
 	if leases == nil {
 		ns := cmpOr(cmpOr(so.LeaseNamespace, opts.Namespace), "default")
 		leases = api(LeasesGVR, ns)
 	}
-	member, err := controller.NewShardMember(controller.ShardOptions{
+	member, err := sharding.NewMember(sharding.Options{
 		Client:        leases,
 		Ring:          so.Ring,
 		Identity:      so.Identity,

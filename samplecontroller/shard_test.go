@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/internal/leasecut"
 	sc "github.com/informerlab/informerlab/samplecontroller"
@@ -188,7 +188,7 @@ func fooBuckets(t *testing.T, foos *fakeapi.ResourceClient, buckets int) map[str
 	for _, item := range items {
 		m, err := meta.Accessor(item)
 		require.NoError(t, err)
-		out[m.GetNamespace()+"/"+m.GetName()] = controller.BucketOf(m.GetUID(), buckets)
+		out[m.GetNamespace()+"/"+m.GetName()] = sharding.BucketOf(m.GetUID(), buckets)
 	}
 	return out
 }
@@ -225,7 +225,7 @@ func deploymentBuckets(t *testing.T, w *world, buckets int) map[string]int {
 	for _, item := range items {
 		m, err := meta.Accessor(item)
 		require.NoError(t, err)
-		fooBucket[m.GetUID()] = controller.BucketOf(m.GetUID(), buckets)
+		fooBucket[m.GetUID()] = sharding.BucketOf(m.GetUID(), buckets)
 	}
 	list, err = w.deps.List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
@@ -272,7 +272,7 @@ func checkShares(t *testing.T, live []*replica, all, deps map[string]int) map[in
 			holder[b] = r.name
 		}
 	}
-	assert.Len(t, holder, controller.DefaultShardBuckets, "every bucket is held")
+	assert.Len(t, holder, sharding.DefaultBuckets, "every bucket is held")
 	sort.Strings(union)
 	assert.Equal(t, keysIn(deps, slices.Collect(maps.Keys(holder))), union, "every Deployment in exactly one cache")
 	assert.Len(t, union, len(deps))
@@ -280,7 +280,7 @@ func checkShares(t *testing.T, live []*replica, all, deps map[string]int) map[in
 	for _, r := range live {
 		names = append(names, r.name)
 	}
-	for b, owner := range controller.BucketOwners(names, controller.DefaultShardBuckets) {
+	for b, owner := range sharding.BucketOwners(names, sharding.DefaultBuckets) {
 		assert.Equal(t, owner, holder[b], "bucket %d is held by the member the ring gives it", b)
 	}
 	return holder
@@ -290,7 +290,7 @@ func checkShares(t *testing.T, live []*replica, all, deps map[string]int) map[in
 // new generation its owner must reconcile.
 func bumpReplicas(t *testing.T, w *world, n int32) {
 	t.Helper()
-	for key := range fooBuckets(t, w.foos, controller.DefaultShardBuckets) {
+	for key := range fooBuckets(t, w.foos, sharding.DefaultBuckets) {
 		name := key[len(ns)+1:]
 		patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, n)
 		_, err := w.foos.Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{})
@@ -335,8 +335,8 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 		time.Sleep(30 * time.Second)
 		synctest.Wait()
 		w.checkConverged(t)
-		all := fooBuckets(t, w.foos, controller.DefaultShardBuckets)
-		deps := deploymentBuckets(t, w, controller.DefaultShardBuckets)
+		all := fooBuckets(t, w.foos, sharding.DefaultBuckets)
+		deps := deploymentBuckets(t, w, sharding.DefaultBuckets)
 		require.Len(t, deps, len(all), "one Deployment per Foo")
 		holder := checkShares(t, rs, all, deps)
 		for _, r := range rs {
@@ -435,7 +435,7 @@ func TestShardedFooControllerLabelsAnUnlabelledDeploymentItControls(t *testing.T
 		synctest.Wait()
 
 		dep := w.getDeployment(t, "dep-mine")
-		bucket := strconv.Itoa(controller.BucketOf(mine.UID, controller.DefaultShardBuckets))
+		bucket := strconv.Itoa(sharding.BucketOf(mine.UID, sharding.DefaultBuckets))
 		assert.Equal(t, bucket, dep.Labels[sc.BucketLabel], "labelled with its Foo's bucket")
 		assert.Equal(t, int32(2), *dep.Spec.Replicas, "then scaled, from the cache")
 		assert.Equal(t, int32(2), dep.Status.AvailableReplicas, "and simulated, from the cache")

@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/manager"
 )
 
 // DeploymentSimulator stands in for the Deployment controller of
@@ -32,7 +33,7 @@ import (
 // client-go: none (kube-controller-manager's deployment controller, reduced
 // to one line of arithmetic).
 type DeploymentSimulator struct {
-	client *controller.Client // reads from the cache, writes to the API
+	client *manager.Client // reads from the cache, writes to the API
 	obs    Observer
 }
 

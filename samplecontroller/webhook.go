@@ -9,7 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/admission"
+	"github.com/informerlab/informerlab/controller/manager"
 )
 
 // The paths the Foo webhooks are served at, named as controller-runtime
@@ -49,7 +50,7 @@ func (FooDefaulter) Default(_ context.Context, foo *Foo) error {
 type FooValidator struct {
 	// Reader reads Deployments; the Manager's client reads them from its
 	// cache.
-	Reader controller.Reader
+	Reader manager.Reader
 }
 
 // ValidateCreate checks a new Foo.
@@ -107,9 +108,9 @@ func (v FooValidator) takenBy(ctx context.Context, foo *Foo) (string, error) {
 }
 
 // registerWebhooks serves the Foo defaulter and validator on s.
-func registerWebhooks(s *controller.WebhookServer, reader controller.Reader, opts Options) error {
-	if err := s.Register(MutatePath, controller.Webhook(controller.DefaultingWebhook[*Foo](FooGVK, FooDefaulter{}), opts.Logger)); err != nil {
+func registerWebhooks(s *admission.Server, reader manager.Reader, opts Options) error {
+	if err := s.Register(MutatePath, admission.Webhook(admission.DefaultingWebhook[*Foo](FooGVK, FooDefaulter{}), opts.Logger)); err != nil {
 		return err
 	}
-	return s.Register(ValidatePath, controller.Webhook(controller.ValidatingWebhook[*Foo](FooGVK, FooValidator{Reader: reader}), opts.Logger))
+	return s.Register(ValidatePath, admission.Webhook(admission.ValidatingWebhook[*Foo](FooGVK, FooValidator{Reader: reader}), opts.Logger))
 }

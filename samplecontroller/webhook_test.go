@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/admission"
 	"github.com/informerlab/informerlab/internal/testcert"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
@@ -30,7 +30,7 @@ func webhookCert(t *testing.T, dir string) *http.Client {
 
 // admitFoo POSTs the AdmissionReview of op on foo (and old) to path and
 // returns the response.
-func admitFoo(t *testing.T, hc *http.Client, base, path string, op controller.Operation, foo, old *sc.Foo) controller.AdmissionResponse {
+func admitFoo(t *testing.T, hc *http.Client, base, path string, op admission.Operation, foo, old *sc.Foo) admission.Response {
 	t.Helper()
 	raw := func(f *sc.Foo) runtime.RawExtension {
 		if f == nil {
@@ -41,9 +41,9 @@ func admitFoo(t *testing.T, hc *http.Client, base, path string, op controller.Op
 		require.NoError(t, err)
 		return runtime.RawExtension{Raw: data}
 	}
-	body, err := json.Marshal(controller.AdmissionReview{
-		TypeMeta: metav1.TypeMeta{APIVersion: controller.AdmissionReviewAPIVersion, Kind: controller.AdmissionReviewKind},
-		Request: &controller.AdmissionRequest{
+	body, err := json.Marshal(admission.Review{
+		TypeMeta: metav1.TypeMeta{APIVersion: admission.ReviewAPIVersion, Kind: admission.AdmissionReviewKind},
+		Request: &admission.Request{
 			UID: "uid", Kind: metav1.GroupVersionKind{Group: sc.FooGVK.Group, Version: sc.FooGVK.Version, Kind: sc.FooGVK.Kind},
 			Namespace: foo.Namespace, Name: foo.Name, Operation: op, Object: raw(foo), OldObject: raw(old),
 		},
@@ -53,7 +53,7 @@ func admitFoo(t *testing.T, hc *http.Client, base, path string, op controller.Op
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	var out controller.AdmissionReview
+	var out admission.Review
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
 	require.NotNil(t, out.Response)
 	return *out.Response
@@ -69,7 +69,7 @@ func admitFoo(t *testing.T, hc *http.Client, base, path string, op controller.Op
 func TestFooWebhooksDefaultAndRefuseBeforeAFooIsStored(t *testing.T) {
 	dir := t.TempDir()
 	hc := webhookCert(t, dir)
-	ws, err := controller.NewWebhookServer(controller.WebhookServerOptions{
+	ws, err := admission.NewServer(admission.ServerOptions{
 		BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), Logger: quiet,
 	})
 	require.NoError(t, err)
@@ -82,20 +82,20 @@ func TestFooWebhooksDefaultAndRefuseBeforeAFooIsStored(t *testing.T) {
 	}
 	base := "https://" + ws.Addr().String()
 
-	defaulted := admitFoo(t, hc, base, sc.MutatePath, controller.Create, newFoo("second", "api", nil), nil)
-	untouched := admitFoo(t, hc, base, sc.MutatePath, controller.Create, newFoo("third", "api", int32p(0)), nil)
-	badName := admitFoo(t, hc, base, sc.ValidatePath, controller.Create, newFoo("fourth", "Web_1", nil), nil)
-	tooMany := admitFoo(t, hc, base, sc.ValidatePath, controller.Update, newFoo("first", "web", int32p(500)), first)
-	valid := admitFoo(t, hc, base, sc.ValidatePath, controller.Create, newFoo("fifth", "other", int32p(1)), nil)
-	var collision controller.AdmissionResponse
+	defaulted := admitFoo(t, hc, base, sc.MutatePath, admission.Create, newFoo("second", "api", nil), nil)
+	untouched := admitFoo(t, hc, base, sc.MutatePath, admission.Create, newFoo("third", "api", int32p(0)), nil)
+	badName := admitFoo(t, hc, base, sc.ValidatePath, admission.Create, newFoo("fourth", "Web_1", nil), nil)
+	tooMany := admitFoo(t, hc, base, sc.ValidatePath, admission.Update, newFoo("first", "web", int32p(500)), first)
+	valid := admitFoo(t, hc, base, sc.ValidatePath, admission.Create, newFoo("fifth", "other", int32p(1)), nil)
+	var collision admission.Response
 	for {
-		collision = admitFoo(t, hc, base, sc.ValidatePath, controller.Create, newFoo("second", "web", nil), nil)
+		collision = admitFoo(t, hc, base, sc.ValidatePath, admission.Create, newFoo("second", "web", nil), nil)
 		if !collision.Allowed || time.Now().After(deadline) {
 			break // the Deployment reached the cache, or never will
 		}
 		time.Sleep(10 * time.Millisecond) // the cache lags the Foo's Deployment create
 	}
-	own := admitFoo(t, hc, base, sc.ValidatePath, controller.Update, newFoo("first", "web", int32p(3)), first)
+	own := admitFoo(t, hc, base, sc.ValidatePath, admission.Update, newFoo("first", "web", int32p(3)), first)
 
 	assert.True(t, defaulted.Allowed)
 	assert.JSONEq(t, `[{"op":"add","path":"/spec/replicas","value":1}]`, string(defaulted.Patch))

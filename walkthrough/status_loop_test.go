@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/predicate"
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/informer"
 )
@@ -46,7 +47,7 @@ func TestConfusionStatusUpdateRetriggersReconcile(t *testing.T) {
 
 	t.Run("GenerationChangedPredicate", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			foos, count := statusWritingController(t, controller.GenerationChangedPredicate{})
+			foos, count := statusWritingController(t, predicate.GenerationChangedPredicate{})
 
 			created := create(t, foos, newFoo("ns", "f", 1))
 			time.Sleep(time.Minute)

@@ -22,7 +22,7 @@
 //  3. samplecontroller.New wires the Foo controller (and with
 //     --simulate-deployments the DeploymentSimulator, which stands in for
 //     kube-controller-manager). With --ring, Options.Shard makes it a
-//     replica: a controller.ShardMember takes and renews bucket Leases,
+//     replica: a sharding.Member takes and renews bucket Leases,
 //     widens the Foo informer's shard selector as it gains buckets, and a
 //     guard runs a Foo's Reconcile only while its bucket is held and was
 //     renewed within --renew-deadline.

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/leaderelection"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/internal/cli"
 )
 
@@ -55,15 +56,15 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		"run as one replica of the sharded ring `name`: the replicas of a ring share the Foos by bucket, each caching and reconciling only the Foos of the buckets whose Lease it holds; empty runs one replica that does everything")
 	fs.StringVar(&cfg.identity, "identity", "",
 		"this replica's `name` in the ring, unique among its replicas and written in the Leases it holds; empty means the host name and a random suffix (with --ring)")
-	fs.IntVar(&cfg.buckets, "buckets", controller.DefaultShardBuckets,
+	fs.IntVar(&cfg.buckets, "buckets", sharding.DefaultBuckets,
 		"the ring's fixed `number` of buckets; every replica of a ring must give the same (with --ring)")
 	fs.StringVar(&cfg.leaseNS, "lease-namespace", "",
 		"the `namespace` of the ring's member and bucket Leases; empty means --namespace, or \"default\" when that is empty too (with --ring)")
-	fs.DurationVar(&cfg.leaseDur, "lease-duration", controller.DefaultLeaseDuration,
+	fs.DurationVar(&cfg.leaseDur, "lease-duration", leaderelection.DefaultLeaseDuration,
 		"how long a Lease stays valid after its last renewal: a crashed replica's buckets are taken over this long after it stopped renewing (with --ring)")
-	fs.DurationVar(&cfg.renewDL, "renew-deadline", controller.DefaultRenewDeadline,
+	fs.DurationVar(&cfg.renewDL, "renew-deadline", leaderelection.DefaultRenewDeadline,
 		"how recently a bucket's Lease must have been renewed for this replica to reconcile its Foos; shorter than --lease-duration (with --ring)")
-	fs.DurationVar(&cfg.retryPeriod, "retry-period", controller.DefaultRetryPeriod,
+	fs.DurationVar(&cfg.retryPeriod, "retry-period", leaderelection.DefaultRetryPeriod,
 		"how often the replica renews its Leases and looks at the ring (with --ring)")
 	fs.StringVar(&cfg.journal, "journal", "",
 		"append one JSON line per Foo reconcile to the file at `path`: replica, key, start and end (Unix nanoseconds), ok, and the number of successful API writes it made")

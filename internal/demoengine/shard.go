@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/internal/leasecut"
 	sc "github.com/informerlab/informerlab/samplecontroller"
@@ -79,7 +79,7 @@ func (l *reconcileLog) by(key string) []string {
 
 // shardDemo is the sharded mode: replicas sample controllers in one process
 // share one embedded fakeapi through the bucket ring (package controller's
-// ShardMember), and the narrator tells who holds what, then kills one.
+// sharding.Member), and the narrator tells who holds what, then kills one.
 type shardDemo struct {
 	n        *narrator
 	srv      *fakeapi.Server
@@ -106,7 +106,7 @@ func newShardDemo(ctx context.Context) (*shardDemo, error) {
 			return nil, err
 		}
 	}
-	return &shardDemo{srv: srv, log: &reconcileLog{seen: map[string][]string{}}, buckets: controller.DefaultShardBuckets}, nil
+	return &shardDemo{srv: srv, log: &reconcileLog{seen: map[string][]string{}}, buckets: sharding.DefaultBuckets}, nil
 }
 
 // kill cuts r off the Leases, then stops it: it releases nothing.
@@ -237,7 +237,7 @@ func (d *shardDemo) settled() bool {
 			holder[b] = r.name
 		}
 	}
-	for b, owner := range controller.BucketOwners(names, d.buckets) {
+	for b, owner := range sharding.BucketOwners(names, d.buckets) {
 		if holder[b] != owner {
 			return false
 		}
@@ -287,7 +287,7 @@ func (d *shardDemo) fooBuckets(ctx context.Context) (map[string]int, error) {
 	}
 	out := map[string]int{}
 	for _, f := range fl.Items {
-		out[f.Namespace+"/"+f.Name] = controller.BucketOf(f.UID, d.buckets)
+		out[f.Namespace+"/"+f.Name] = sharding.BucketOf(f.UID, d.buckets)
 	}
 	return out, nil
 }

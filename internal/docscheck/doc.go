@@ -10,6 +10,10 @@
 //     selects, with its run pattern, at least one test, example, benchmark
 //     or fuzz target of the package it names, for every alternative of the
 //     pattern;
+//   - every library package imports only packages below it
+//     (TestLayersImportOnlyDownward: the controller core never imports
+//     the manager, sharding never imports a view, fakeapi and client import
+//     no pipeline package);
 //   - every relative link in those Markdown files leads to a file or
 //     directory that exists;
 //   - every block of quoted output (a fenced block marked "output" right

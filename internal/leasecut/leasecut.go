@@ -8,21 +8,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/sharding"
 )
 
 // ErrCut is every call's error once the client is cut.
 var ErrCut = errors.New("leasecut: the Lease client was cut: the replica is dead")
 
-// Client is a controller.ShardLeaseClient that can be cut. It is safe for
+// Client is a sharding.LeaseClient that can be cut. It is safe for
 // concurrent use.
 type Client struct {
-	inner controller.ShardLeaseClient
+	inner sharding.LeaseClient
 	cut   atomic.Bool
 }
 
 // New wraps inner.
-func New(inner controller.ShardLeaseClient) *Client { return &Client{inner: inner} }
+func New(inner sharding.LeaseClient) *Client { return &Client{inner: inner} }
 
 // Cut makes every later call fail with ErrCut. It cannot be undone.
 func (c *Client) Cut() { c.cut.Store(true) }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/manager"
 	"github.com/informerlab/informerlab/labs/grade"
 )
 
@@ -19,7 +20,7 @@ type FooReconciler struct {
 // NewFooReconciler returns the Reconciler. c is the Manager's split
 // client: Get and List read the informers' cache (copies, no request);
 // Create, Patch, Update, UpdateStatus and Delete write to the API server.
-func NewFooReconciler(c *controller.Client) *FooReconciler {
+func NewFooReconciler(c *manager.Client) *FooReconciler {
 	panic(grade.NotImplemented("NewFooReconciler"))
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/labs/grade"
 )
 
@@ -71,7 +72,7 @@ func (g *Guard) CancelRelease(b int) {
 //   - BucketStale: b is held and synced, but its last renewal started
 //     renewDeadline ago or more;
 //   - BucketRun: otherwise. The key counts as in flight until Done(b).
-func (g *Guard) Admit(b int) controller.BucketVerdict {
+func (g *Guard) Admit(b int) sharding.BucketVerdict {
 	panic(grade.NotImplemented("Guard.Admit"))
 }
 
@@ -98,6 +99,6 @@ func (g *Guard) InFlight(b int) int {
 //     when Admit says BucketNotYet or BucketStale;
 //   - otherwise runs r, and calls Done however r ends: a result, an error,
 //     or a panic (which goes on to the caller).
-func (g *Guard) Wrap(r controller.Reconciler, bucketOf controller.BucketFunc) controller.Reconciler {
+func (g *Guard) Wrap(r controller.Reconciler, bucketOf sharding.BucketFunc) controller.Reconciler {
 	panic(grade.NotImplemented("Guard.Wrap"))
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/admission"
 	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
 	"github.com/informerlab/informerlab/internal/testcert"
 	sc "github.com/informerlab/informerlab/samplecontroller"
@@ -107,7 +107,7 @@ func TestAdmissionWebhooksOnTheRealAPIServer(t *testing.T) {
 	ns := testenv.Namespace(t)
 	dir := t.TempDir()
 	caBundle := webhookPKI(t, dir)
-	ws, err := controller.NewWebhookServer(controller.WebhookServerOptions{
+	ws, err := admission.NewServer(admission.ServerOptions{
 		BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"),
 	})
 	require.NoError(t, err)
@@ -166,7 +166,7 @@ func TestAdmissionWebhooksOnTheRealAPIServer(t *testing.T) {
 
 // startWithWebhooks runs the sample controller in ns with ws as its webhook
 // server, and returns a function that stops it and returns Run's result.
-func startWithWebhooks(t *testing.T, ns string, ws *controller.WebhookServer) (stop func() error) {
+func startWithWebhooks(t *testing.T, ns string, ws *admission.Server) (stop func() error) {
 	t.Helper()
 	c := typedClient(t)
 	api := func(gvr schema.GroupVersionResource, ns string) sc.Resource { return c.Resource(gvr).Namespace(ns) }

@@ -18,6 +18,9 @@ import (
 
 	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/builder"
+	"github.com/informerlab/informerlab/controller/leaderelection"
+	"github.com/informerlab/informerlab/controller/manager"
 	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
 )
 
@@ -141,17 +144,17 @@ func (h attempts) waitFor(t *testing.T, n int32) {
 // candidate builds a Manager competing for the Lease "foo-controller" in ns,
 // with a controller over the namespace's ConfigMaps that records what it
 // reconciles, and returns a function that stops it.
-func candidate(t *testing.T, c *client.Client, ns, identity string, log *reconcileLog) (*controller.Manager, attempts, func() error) {
+func candidate(t *testing.T, c *client.Client, ns, identity string, log *reconcileLog) (*manager.Manager, attempts, func() error) {
 	t.Helper()
 	tried := attempts{out: slog.NewTextHandler(t.Output(), nil), n: new(atomic.Int32), changed: make(chan struct{}, 1)}
 	logger := slog.New(tried).With("candidate", identity)
-	m, err := controller.NewManager(controller.ManagerOptions{
+	m, err := manager.New(manager.Options{
 		NewClient: func(gvr schema.GroupVersionResource, ns string) controller.ResourceInterface {
 			return c.Resource(gvr).Namespace(ns)
 		},
 		Namespace: ns,
 		Scheme:    testenv.Scheme(t),
-		LeaderElection: &controller.LeaderElectionOptions{
+		LeaderElection: &leaderelection.Options{
 			Client:        c.Resource(leasesGVR).Namespace(ns),
 			Name:          "foo-controller",
 			Identity:      identity,
@@ -163,7 +166,7 @@ func candidate(t *testing.T, c *client.Client, ns, identity string, log *reconci
 	})
 	require.NoError(t, err)
 	require.NoError(t, m.Add(leaderRunnable{log: log}))
-	err = controller.NewBuilder(m).Named("configmaps-"+identity).For(configMapsGVR, &corev1.ConfigMap{}).
+	err = builder.New(m).Named("configmaps-"+identity).For(configMapsGVR, &corev1.ConfigMap{}).
 		WithOptions(controller.Options{Logger: logger}).
 		Complete(controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
 			log.add(identity, req)
@@ -191,7 +194,7 @@ func candidate(t *testing.T, c *client.Client, ns, identity string, log *reconci
 	return m, tried, stop
 }
 
-func elected(m *controller.Manager) bool {
+func elected(m *manager.Manager) bool {
 	select {
 	case <-m.Elected():
 		return true

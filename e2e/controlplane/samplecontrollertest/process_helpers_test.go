@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/informerlab/informerlab/client"
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/e2e/controlplane"
 	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
 	sc "github.com/informerlab/informerlab/samplecontroller"
@@ -259,7 +259,7 @@ func procOverlaps(runs []procRun) []string {
 
 // procShareReport says what is wrong with the live processes' shares, as
 // their stats show them ("" when nothing): each holds the buckets the ring
-// of the live replicas gives it ([controller.BucketOwners]), so every bucket
+// of the live replicas gives it ([sharding.BucketOwners]), so every bucket
 // is held by exactly one, and caches exactly their Foos (so the caches sum
 // to all).
 func procShareReport(tb testing.TB, live []*replicaProcess, buckets map[string]int, nBuckets int) string {
@@ -267,7 +267,7 @@ func procShareReport(tb testing.TB, live []*replicaProcess, buckets map[string]i
 	for _, p := range live {
 		names = append(names, p.name)
 	}
-	owners := controller.BucketOwners(names, nBuckets)
+	owners := sharding.BucketOwners(names, nBuckets)
 	holders := map[int]string{}
 	for _, p := range live {
 		s, ok := p.readStats(tb)
@@ -309,7 +309,7 @@ func procShareReport(tb testing.TB, live []*replicaProcess, buckets map[string]i
 func waitProcShares(tb testing.TB, live []*replicaProcess, buckets map[string]int) {
 	tb.Helper()
 	waitUntil(tb, scaledWait(len(buckets)), "the replicas to split the buckets and their Foos", func() string {
-		return procShareReport(tb, live, buckets, controller.DefaultShardBuckets)
+		return procShareReport(tb, live, buckets, sharding.DefaultBuckets)
 	})
 }
 
@@ -378,7 +378,7 @@ func createFoos(tb testing.TB, c *client.Client, ns string, n int) map[string]in
 					continue
 				}
 				mu.Lock()
-				buckets[ns+"/"+m.GetName()] = controller.BucketOf(m.GetUID(), controller.DefaultShardBuckets)
+				buckets[ns+"/"+m.GetName()] = sharding.BucketOf(m.GetUID(), sharding.DefaultBuckets)
 				mu.Unlock()
 			}
 		})

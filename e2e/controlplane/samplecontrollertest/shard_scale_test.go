@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/informerlab/informerlab/client"
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/e2e/controlplane"
 	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
 	sc "github.com/informerlab/informerlab/samplecontroller"
@@ -22,7 +22,7 @@ import (
 // TestShardedSampleControllerScaleThreeToFourToThreeMovesOnlyChangedBuckets
 // scales a ring of sharded sample controllers, in this process, over the
 // real server: three replicas split the Foos; a fourth joins, and exactly
-// the buckets [controller.BucketOwners] gives it move, each to it, while
+// the buckets [sharding.BucketOwners] gives it move, each to it, while
 // every other bucket's Lease keeps its holder throughout; then the fourth
 // leaves gracefully (its context ends: it stops admitting, waits for its
 // in-flight reconciles, releases), and its buckets go back to the owners the
@@ -47,14 +47,14 @@ func scaleThreeToFourToThree(t *testing.T, cp *controlplane.ControlPlane) {
 	three := startRing(t, c, ns, ring, j)
 	waitShares(t, three, buckets)
 	allReady(t, c, ns, buckets)
-	owners3 := controller.BucketOwners(replicaNames(three), controller.DefaultShardBuckets)
+	owners3 := sharding.BucketOwners(replicaNames(three), sharding.DefaultBuckets)
 	require.Equal(t, owners3, bucketHolders(t, leases, ring), "three replicas: each bucket Lease is held by its ring owner")
 
 	// A fourth joins.
 	joinedAt := time.Now()
 	fourth := joinRing(t, c, ns, ring, "replica-3", j)
 	four := append(slices.Clone(three), fourth)
-	owners4 := controller.BucketOwners(replicaNames(four), controller.DefaultShardBuckets)
+	owners4 := sharding.BucketOwners(replicaNames(four), sharding.DefaultBuckets)
 	var gained []int
 	for b, o := range owners4 {
 		if o == fourth.name {
@@ -84,7 +84,7 @@ func scaleThreeToFourToThree(t *testing.T, cp *controlplane.ControlPlane) {
 	t.Logf("scale 3 -> 4 -> 3 (%d Foos, %d buckets, RetryPeriod %v): replica-3 gained buckets %v\n"+
 		"join:  Leases moved in %s; every cache settled after %v; every Foo of a moved bucket reconciled by its new holder after %v\n"+
 		"leave: Leases moved in %s; every cache settled after %v; every Foo of a moved bucket reconciled by its new holder after %v",
-		ringFoos, controller.DefaultShardBuckets, ringRetryPeriod, gained,
+		ringFoos, sharding.DefaultBuckets, ringRetryPeriod, gained,
 		joined.moveTimes(), joined.settled.Round(time.Millisecond), joinReconciled.Round(time.Millisecond),
 		left.moveTimes(), left.settled.Round(time.Millisecond), leaveReconciled.Round(time.Millisecond))
 }
@@ -130,9 +130,9 @@ func replicaNames(rs []*ringReplica) []string {
 // ("" for a bucket whose Lease is released or not yet created).
 func bucketHolders(t *testing.T, leases *client.ResourceClient, ring string) []string {
 	t.Helper()
-	out, err := leases.List(t.Context(), metav1.ListOptions{LabelSelector: controller.RingLabel + "=" + ring})
+	out, err := leases.List(t.Context(), metav1.ListOptions{LabelSelector: sharding.RingLabel + "=" + ring})
 	require.NoError(t, err)
-	holders := make([]string, controller.DefaultShardBuckets)
+	holders := make([]string, sharding.DefaultBuckets)
 	prefix := ring + "-bucket-"
 	for _, l := range out.(*unstructured.UnstructuredList).Items {
 		var b int

@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/client"
-	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
 	"github.com/informerlab/informerlab/internal/leasecut"
 	sc "github.com/informerlab/informerlab/samplecontroller"
@@ -177,14 +177,14 @@ func joinRing(t *testing.T, c *client.Client, ns, ring, name string, j *ringJour
 
 // shareReport says what is wrong with the live replicas' shares ("" when
 // nothing): each must hold the buckets the ring gives it among the live
-// replicas ([controller.BucketOwners]), and cache exactly their Foos and
+// replicas ([sharding.BucketOwners]), and cache exactly their Foos and
 // their Foos' Deployments (foo-NN's is dep-NN, createRingFoos).
 func shareReport(t *testing.T, live []*ringReplica, buckets map[string]int) string {
 	var names []string
 	for _, r := range live {
 		names = append(names, r.name)
 	}
-	owners := controller.BucketOwners(names, controller.DefaultShardBuckets)
+	owners := sharding.BucketOwners(names, sharding.DefaultBuckets)
 	holders := map[int]string{}
 	for _, r := range live {
 		held := r.ctrl.ShardMember().Held()
@@ -229,8 +229,8 @@ func shareReport(t *testing.T, live []*ringReplica, buckets map[string]int) stri
 			holders[b] = r.name
 		}
 	}
-	if len(holders) != controller.DefaultShardBuckets {
-		return fmt.Sprintf("%d of %d buckets held", len(holders), controller.DefaultShardBuckets)
+	if len(holders) != sharding.DefaultBuckets {
+		return fmt.Sprintf("%d of %d buckets held", len(holders), sharding.DefaultBuckets)
 	}
 	return ""
 }
@@ -269,7 +269,7 @@ func createRingFoos(t *testing.T, c *client.Client, ns string, n int) map[string
 		require.NoError(t, err)
 		m, err := meta.Accessor(obj)
 		require.NoError(t, err)
-		buckets[ns+"/"+m.GetName()] = controller.BucketOf(m.GetUID(), controller.DefaultShardBuckets)
+		buckets[ns+"/"+m.GetName()] = sharding.BucketOf(m.GetUID(), sharding.DefaultBuckets)
 	}
 	return buckets
 }
@@ -369,7 +369,7 @@ func TestShardedSampleControllerOnAServerThatIgnoresTheShardSelector(t *testing.
 // shardSelector as serverFilters says, and runs ringRuns takeovers.
 func runRing(t *testing.T, c *client.Client, ns string, serverFilters bool) {
 	buckets := createRingFoos(t, c, ns, ringFoos)
-	bucket0, err := controller.ShardSelectorFor([]int{0}, controller.DefaultShardBuckets)
+	bucket0, err := sharding.ShardSelectorFor([]int{0}, sharding.DefaultBuckets)
 	require.NoError(t, err)
 	list, err := c.Resource(sc.FoosGVR).Namespace(ns).List(t.Context(), metav1.ListOptions{ShardSelector: bucket0})
 	require.NoError(t, err)

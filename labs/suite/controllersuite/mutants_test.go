@@ -6,12 +6,13 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/manager"
 	"github.com/informerlab/informerlab/labs/grade"
 	"github.com/informerlab/informerlab/labs/suite/controllersuite"
 )
 
 func withSimple(configure func(*simple)) controllersuite.Impl {
-	return controllersuite.Impl{NewReconciler: func(c *controller.Client) controller.Reconciler {
+	return controllersuite.Impl{NewReconciler: func(c *manager.Client) controller.Reconciler {
 		r := &simple{c: c}
 		configure(r)
 		return r

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/manager"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
@@ -16,7 +17,7 @@ import (
 // might write for labs/7-controller, with no finalizer, conditions or
 // Events. Its switches turn one part off, for the mutants.
 type simple struct {
-	c *controller.Client
+	c *manager.Client
 
 	noFinalizer bool // no finalizer: the Foo goes at once, the cleanup is left to chance
 	noOwner     bool // create the Deployment without an owner reference
@@ -42,7 +43,7 @@ func (r *simple) Reconcile(ctx context.Context, req controller.Request) (control
 func (r *simple) reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	foo := &sc.Foo{}
 	if err := r.c.Get(ctx, req.NamespacedName, foo); err != nil {
-		return controller.Result{}, controller.IgnoreNotFound(err)
+		return controller.Result{}, manager.IgnoreNotFound(err)
 	}
 	if !r.noFinalizer {
 		fin := controller.Finalizer{Name: sc.FinalizerName, Cleanup: r.cleanup, Update: r.c.Update}
@@ -77,7 +78,7 @@ func (r *simple) reconcile(ctx context.Context, req controller.Request) (control
 	if !r.noScale && (dep.Spec.Replicas == nil || *dep.Spec.Replicas != want) {
 		base := dep.DeepCopy()
 		dep.Spec.Replicas = &want
-		if err := r.c.Patch(ctx, dep, controller.MergeFrom(base)); err != nil {
+		if err := r.c.Patch(ctx, dep, manager.MergeFrom(base)); err != nil {
 			return controller.Result{}, err
 		}
 	}
@@ -95,7 +96,7 @@ func (r *simple) reconcile(ctx context.Context, req controller.Request) (control
 func (r *simple) cleanup(ctx context.Context, obj controller.Object) error {
 	foo := obj.(*sc.Foo)
 	dep := &sc.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}}
-	return controller.IgnoreNotFound(r.c.Delete(ctx, dep))
+	return manager.IgnoreNotFound(r.c.Delete(ctx, dep))
 }
 
 func (r *simple) deploymentFor(foo *sc.Foo, replicas int32) *sc.Deployment {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/manager"
 	"github.com/informerlab/informerlab/labs/grade"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
@@ -20,7 +21,7 @@ type Impl struct {
 	// Manager's split client: Get and List read the cache, Create, Patch,
 	// Update, UpdateStatus and Delete write to the API server. nil means
 	// informerlab's own FooReconciler.
-	NewReconciler func(c *controller.Client) controller.Reconciler
+	NewReconciler func(c *manager.Client) controller.Reconciler
 }
 
 // Reference is informerlab's own implementation: the sample controller's

@@ -12,6 +12,6 @@
 // Admit, Release and the wrapped Reconciler do. Time-dependent behaviours
 // run in testing/synctest bubbles, so RenewDeadline is checked exactly.
 //
-// informerlab's controller runs this suite in controller/shard_suite_test.go;
+// informerlab's controller runs this suite in controller/sharding/suite_test.go;
 // labs/8-sharding grades a learner's guard with it.
 package shardingsuite

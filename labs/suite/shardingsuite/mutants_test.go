@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/labs/grade"
 	"github.com/informerlab/informerlab/labs/suite/shardingsuite"
 )
@@ -156,23 +157,23 @@ func (g *learnerGuard) CancelRelease(b int) {
 	}
 }
 
-func (g *learnerGuard) Admit(b int) controller.BucketVerdict {
+func (g *learnerGuard) Admit(b int) sharding.BucketVerdict {
 	defer g.lock()()
 	row := g.at(b)
 	switch {
 	case row == nil:
-		return controller.BucketNotOurs
+		return sharding.BucketNotOurs
 	case row.releasing:
-		return controller.BucketNotOurs
+		return sharding.BucketNotOurs
 	case !row.held && g.mistake != "admit-unheld":
-		return controller.BucketNotOurs
+		return sharding.BucketNotOurs
 	case !row.synced && g.mistake != "admit-before-sync" && g.mistake != "admit-unheld":
-		return controller.BucketNotYet
+		return sharding.BucketNotYet
 	case time.Since(row.lastRenew) >= g.renewDeadline && g.mistake != "no-renew-check" && g.mistake != "admit-unheld":
-		return controller.BucketStale
+		return sharding.BucketStale
 	}
 	row.inflight++
-	return controller.BucketRun
+	return sharding.BucketRun
 }
 
 func (g *learnerGuard) Done(b int) {
@@ -201,15 +202,15 @@ func (g *learnerGuard) InFlight(b int) int {
 	return 0
 }
 
-func (g *learnerGuard) Wrap(r controller.Reconciler, bucketOf controller.BucketFunc) controller.Reconciler {
+func (g *learnerGuard) Wrap(r controller.Reconciler, bucketOf sharding.BucketFunc) controller.Reconciler {
 	return controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
 		b, ok := bucketOf(req)
 		if !ok && g.mistake != "wrap-ignores-not-cached" {
 			return controller.Result{}, nil
 		}
 		switch g.Admit(b) {
-		case controller.BucketRun:
-		case controller.BucketNotYet, controller.BucketStale:
+		case sharding.BucketRun:
+		case sharding.BucketNotYet, sharding.BucketStale:
 			if g.mistake == "wrap-drops-not-yet" {
 				return controller.Result{}, nil
 			}

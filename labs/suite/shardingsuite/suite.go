@@ -12,10 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/labs/grade"
 )
 
-// Guard is the reconcile guard of one member: what [controller.BucketGuard]
+// Guard is the reconcile guard of one member: what [sharding.BucketGuard]
 // does. The protocol side reports what happened to a bucket's Lease and
 // cache; the reconcile side asks before each key.
 type Guard interface {
@@ -38,7 +39,7 @@ type Guard interface {
 	CancelRelease(b int)
 	// Admit decides whether a key of bucket b runs now; on BucketRun it
 	// counts one reconcile in flight until Done(b).
-	Admit(b int) controller.BucketVerdict
+	Admit(b int) sharding.BucketVerdict
 	// Done ends a reconcile Admit let run.
 	Done(b int)
 	// Held lists, sorted, the buckets held.
@@ -47,7 +48,7 @@ type Guard interface {
 	InFlight(b int) int
 	// Wrap runs r for a key only when Admit says so, and always calls Done
 	// after; a key not yet runnable is requeued after RetryPeriod.
-	Wrap(r controller.Reconciler, bucketOf controller.BucketFunc) controller.Reconciler
+	Wrap(r controller.Reconciler, bucketOf sharding.BucketFunc) controller.Reconciler
 }
 
 // Impl is how an implementation plugs in.
@@ -59,11 +60,11 @@ type Impl struct {
 }
 
 // Reference is informerlab's own implementation: what
-// controller/shard_suite_test.go grades, and what labs/8-sharding wires in
+// controller/sharding/suite_test.go grades, and what labs/8-sharding wires in
 // under the labs_reference build tag.
 var Reference = Impl{
 	New: func(buckets int, renewDeadline, retryPeriod time.Duration) Guard {
-		return controller.NewBucketGuard(buckets, renewDeadline, retryPeriod)
+		return sharding.NewBucketGuard(buckets, renewDeadline, retryPeriod)
 	},
 }
 
@@ -93,11 +94,11 @@ func running(impl Impl, b int) Guard {
 // requireAdmit admits one key of b and fails unless it runs.
 func requireAdmit(t *testing.T, g Guard, b int) {
 	t.Helper()
-	require.Equal(t, controller.BucketRun, g.Admit(b), "a key of held, synced, fresh bucket %d must run", b)
+	require.Equal(t, sharding.BucketRun, g.Admit(b), "a key of held, synced, fresh bucket %d must run", b)
 }
 
 // inBucket is a BucketFunc that puts every key in bucket b.
-func inBucket(b int) controller.BucketFunc {
+func inBucket(b int) sharding.BucketFunc {
 	return func(controller.Request) (int, bool) { return b, true }
 }
 
@@ -137,12 +138,12 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			Test: func(t *testing.T) {
 				g := impl.New(buckets, renewDeadline, retryPeriod)
 				for _, b := range []int{0, 3, -1, buckets} {
-					assert.Equal(t, controller.BucketNotOurs, g.Admit(b), "bucket %d, never gained", b)
+					assert.Equal(t, sharding.BucketNotOurs, g.Admit(b), "bucket %d, never gained", b)
 				}
 				assert.Empty(t, g.Held())
 				assert.Equal(t, 0, g.InFlight(0))
 				g.Synced(1) // a sync of a bucket not held admits nothing
-				assert.Equal(t, controller.BucketNotOurs, g.Admit(1), "bucket 1, synced but never gained")
+				assert.Equal(t, sharding.BucketNotOurs, g.Admit(1), "bucket 1, synced but never gained")
 			},
 		},
 		{
@@ -153,14 +154,14 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				g := impl.New(buckets, renewDeadline, retryPeriod)
 				g.Gained(2, time.Now())
 				assert.Equal(t, []int{2}, g.Held())
-				assert.Equal(t, controller.BucketNotYet, g.Admit(2), "gained, not synced")
+				assert.Equal(t, sharding.BucketNotYet, g.Admit(2), "gained, not synced")
 				assert.Equal(t, 0, g.InFlight(2), "a key refused is not in flight")
 				g.Synced(2)
 				requireAdmit(t, g, 2)
 				assert.Equal(t, 1, g.InFlight(2))
 				g.Done(2)
 				assert.Equal(t, 0, g.InFlight(2))
-				assert.Equal(t, controller.BucketNotOurs, g.Admit(1), "another bucket is still not ours")
+				assert.Equal(t, sharding.BucketNotOurs, g.Admit(1), "another bucket is still not ours")
 			},
 		},
 		{
@@ -174,7 +175,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					requireAdmit(t, g, 0)
 					g.Done(0)
 					time.Sleep(time.Nanosecond)
-					assert.Equal(t, controller.BucketStale, g.Admit(0), "RenewDeadline after the acquire, with no renewal")
+					assert.Equal(t, sharding.BucketStale, g.Admit(0), "RenewDeadline after the acquire, with no renewal")
 					assert.Equal(t, 0, g.InFlight(0))
 					g.Renewed(0, time.Now())
 					requireAdmit(t, g, 0)
@@ -193,13 +194,13 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					time.Sleep(3 * time.Second) // the renewal's request took 3s
 					g.Renewed(1, attempt)
 					time.Sleep(renewDeadline - 3*time.Second)
-					assert.Equal(t, controller.BucketStale, g.Admit(1), "RenewDeadline after the renewal attempt started")
+					assert.Equal(t, sharding.BucketStale, g.Admit(1), "RenewDeadline after the renewal attempt started")
 					start := time.Now()
 					time.Sleep(time.Second)
 					g.Gained(1, start)
 					g.Synced(1)
 					time.Sleep(renewDeadline - time.Second)
-					assert.Equal(t, controller.BucketStale, g.Admit(1), "RenewDeadline after the acquire attempt started")
+					assert.Equal(t, sharding.BucketStale, g.Admit(1), "RenewDeadline after the acquire attempt started")
 				})
 			},
 		},
@@ -218,7 +219,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				g.Done(3)
 				assert.True(t, g.Release(3), "none in flight")
 				assert.Empty(t, g.Held())
-				assert.Equal(t, controller.BucketNotOurs, g.Admit(3), "released")
+				assert.Equal(t, sharding.BucketNotOurs, g.Admit(3), "released")
 			},
 		},
 		{
@@ -229,7 +230,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				g := running(impl, 0)
 				requireAdmit(t, g, 0)
 				require.False(t, g.Release(0), "one reconcile in flight")
-				assert.Equal(t, controller.BucketNotOurs, g.Admit(0), "a new key while releasing")
+				assert.Equal(t, sharding.BucketNotOurs, g.Admit(0), "a new key while releasing")
 				assert.Equal(t, 1, g.InFlight(0))
 				g.Done(0)
 				assert.True(t, g.Release(0))
@@ -263,12 +264,12 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				require.False(t, g.Release(1))
 				g.Lost(1)
 				assert.Empty(t, g.Held())
-				assert.Equal(t, controller.BucketNotOurs, g.Admit(1), "lost")
+				assert.Equal(t, sharding.BucketNotOurs, g.Admit(1), "lost")
 				g.Done(1)
 				g.Gained(1, time.Now())
-				assert.Equal(t, controller.BucketNotYet, g.Admit(1), "regained: its cache must sync again")
+				assert.Equal(t, sharding.BucketNotYet, g.Admit(1), "regained: its cache must sync again")
 				g.Synced(1)
-				assert.Equal(t, controller.BucketRun, g.Admit(1), "regained and synced: no release is pending")
+				assert.Equal(t, sharding.BucketRun, g.Admit(1), "regained and synced: no release is pending")
 				g.Done(1)
 			},
 		},
@@ -376,7 +377,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					b := w % 2
 					dones = append(dones, grade.Go(t, func() {
 						for range 200 {
-							if g.Admit(b) == controller.BucketRun {
+							if g.Admit(b) == sharding.BucketRun {
 								g.Done(b)
 							}
 							g.Renewed(b, time.Now())

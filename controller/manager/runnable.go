@@ -1,0 +1,124 @@
+package manager
+
+import (
+	"context"
+	"sync"
+)
+
+// Runnable is anything a [Manager] runs: Start must block until ctx is done
+// (or the runnable fails), and return once everything it started has
+// stopped. A [controller.Controller] is one. A Runnable that returns an error stops the
+// whole Manager; one that returns nil just ends.
+//
+// client-go: controller-runtime pkg/manager.Runnable.
+type Runnable interface {
+	Start(ctx context.Context) error
+}
+
+// RunnableFunc adapts a plain function to a [Runnable].
+//
+// client-go: controller-runtime pkg/manager.RunnableFunc.
+type RunnableFunc func(ctx context.Context) error
+
+// Start calls f.
+func (f RunnableFunc) Start(ctx context.Context) error { return f(ctx) }
+
+// LeaderElectionRunnable is a Runnable that says whether it must run only on
+// the elected leader. The Manager asks every Runnable it is given; one that
+// does not implement it needs leadership, like a Controller by default. It is
+// the only optional interface the Manager looks for, and it only routes the
+// runnable, it injects nothing.
+//
+// client-go: controller-runtime pkg/manager.LeaderElectionRunnable.
+type LeaderElectionRunnable interface {
+	NeedLeaderElection() bool
+}
+
+// needsLeader reports whether r runs only while leading.
+func needsLeader(r Runnable) bool {
+	le, ok := r.(LeaderElectionRunnable)
+	return !ok || le.NeedLeaderElection()
+}
+
+// runnableGroup runs runnables that start and stop together. Runnables added
+// before start wait; added after, they start at once.
+type runnableGroup struct {
+	// errs receives the first error a runnable returns (it has room for one;
+	// later errors are dropped, the manager is stopping by then).
+	errs chan<- error
+
+	wg sync.WaitGroup
+
+	mu sync.Mutex // guards the fields below
+	// ctx and cancel are set by start; the runnables get ctx.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	pending []Runnable
+	stopped bool
+}
+
+func newRunnableGroup(errs chan<- error) *runnableGroup {
+	return &runnableGroup{errs: errs}
+}
+
+// add runs r now if the group has started, or when it starts. It reports
+// false if the group has stopped.
+func (g *runnableGroup) add(r Runnable) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.stopped:
+		return false
+	case g.ctx == nil:
+		g.pending = append(g.pending, r)
+	default:
+		g.launchLocked(r)
+	}
+	return true
+}
+
+// start runs the waiting runnables, and later ones, with a context derived
+// from parent. It reports false if the group had started or stopped already.
+func (g *runnableGroup) start(parent context.Context) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped || g.ctx != nil {
+		return false
+	}
+	g.ctx, g.cancel = context.WithCancel(parent)
+	for _, r := range g.pending {
+		g.launchLocked(r)
+	}
+	g.pending = nil
+	return true
+}
+
+func (g *runnableGroup) launchLocked(r Runnable) {
+	ctx := g.ctx
+	g.wg.Go(func() {
+		if err := r.Start(ctx); err != nil {
+			select {
+			case g.errs <- err:
+			default:
+			}
+		}
+	})
+}
+
+// stop cancels the runnables' context (a group never started never starts)
+// and returns a channel closed once every runnable has returned.
+func (g *runnableGroup) stop() <-chan struct{} {
+	g.mu.Lock()
+	g.stopped = true
+	g.pending = nil
+	if g.cancel != nil {
+		g.cancel()
+	}
+	g.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		g.wg.Wait()
+		close(done)
+	}()
+	return done
+}

@@ -1,4 +1,0 @@
-package controller
-
-// CheckInvariants checks the broadcaster's invariants.
-func (b *EventBroadcaster) CheckInvariants() error { return b.checkInvariants() }

@@ -1,0 +1,201 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/sharding"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+
+	"github.com/informerlab/informerlab/deltafifo"
+	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/internal/shardselector"
+	"github.com/informerlab/informerlab/reflector"
+)
+
+// shardCatchUpWindow is how long InformerCache waits for the cache to
+// reach one reference list before it takes a fresh one.
+const shardCatchUpWindow = 2 * time.Second
+
+// informerShardCache is the Cache of one sharded informer.
+type informerShardCache struct {
+	inf  informer.SharedIndexInformer
+	lw   reflector.ListerWatcher
+	wake chan struct{}
+
+	mu      sync.Mutex
+	deleted map[string]bool // keys the informer deleted since the last reference list
+}
+
+// InformerCache returns the [Cache] of a sharded informer: a
+// change of selector goes to [informer.SharedIndexInformer.SetShardSelector]
+// (the watch ends, the Reflector relists, DeltaFIFO.Replace turns lost
+// objects into deletes and gained ones into adds), and SetShardSelector
+// returns once the informer's cache holds the new share.
+//
+// The informer does not say when the relist it started has reached its
+// cache, so this checks against a reference: it lists the share itself
+// through lw (the informer's resource, with the selector, re-checked on the
+// client in case the server ignores it) and waits until the cache holds
+// every listed object at that resourceVersion or later (or has seen it
+// deleted since), and nothing outside the share. A reference that the cache
+// cannot reach, an object deleted before the informer's own relist, is
+// replaced by a fresh one after a short window. The price is one extra list
+// of the share per change of ownership.
+//
+// It registers an event handler on inf, to see deletions and to wake up.
+// The informer must be running (or about to run) when SetShardSelector is
+// called: until it is, the call waits, until its context ends.
+func InformerCache(inf informer.SharedIndexInformer, lw reflector.ListerWatcher) (Cache, error) {
+	if inf == nil || lw == nil {
+		return nil, fmt.Errorf("controller: shard cache: informer and ListerWatcher are required")
+	}
+	c := &informerShardCache{inf: inf, lw: lw, wake: make(chan struct{}, 1), deleted: map[string]bool{}}
+	_, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.poke() },
+		UpdateFunc: func(any, any) { c.poke() },
+		DeleteFunc: func(obj any) {
+			if key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+				c.mu.Lock()
+				c.deleted[key] = true
+				c.mu.Unlock()
+			}
+			c.poke()
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("controller: shard cache: %w", err)
+	}
+	return c, nil
+}
+
+func (c *informerShardCache) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *informerShardCache) SetShardSelector(ctx context.Context, expr string) error {
+	var sel sharding.Selector
+	if expr != "" {
+		var err error
+		if sel, err = shardselector.Parse(expr); err != nil {
+			return fmt.Errorf("controller: shard cache: invalid shard selector %q: %w", expr, err)
+		}
+	}
+	if err := c.inf.SetShardSelector(expr); err != nil {
+		return fmt.Errorf("controller: shard cache: %w", err)
+	}
+	return c.waitForShare(ctx, metav1.ListOptions{ShardSelector: expr}, func(obj runtime.Object) bool { return inShare(sel, obj) })
+}
+
+// waitForShare waits until the cache holds the share that a list with opts
+// returns and in accepts (in re-checks the list, in case the server ignored
+// a selector, and the cache, which must hold nothing else).
+func (c *informerShardCache) waitForShare(ctx context.Context, opts metav1.ListOptions, in func(runtime.Object) bool) error {
+	for {
+		want, err := c.reference(ctx, opts, in)
+		if err != nil {
+			return err
+		}
+		if done, err := c.waitCaughtUp(ctx, in, want); done || err != nil {
+			return err
+		}
+	}
+}
+
+// waitCaughtUp waits, up to shardCatchUpWindow, until the cache holds the
+// reference list want; false without an error means the window passed.
+func (c *informerShardCache) waitCaughtUp(ctx context.Context, in func(runtime.Object) bool, want map[string]string) (bool, error) {
+	window := time.NewTimer(shardCatchUpWindow)
+	defer window.Stop()
+	for !c.caughtUp(in, want) {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-window.C:
+			return false, nil
+		case <-c.wake:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return true, nil
+}
+
+// reference lists the share now: key → resourceVersion of every object in
+// it. It forgets the deletions seen so far: only later ones excuse a listed
+// key missing from the cache.
+func (c *informerShardCache) reference(ctx context.Context, opts metav1.ListOptions, in func(runtime.Object) bool) (map[string]string, error) {
+	c.mu.Lock()
+	c.deleted = map[string]bool{}
+	c.mu.Unlock()
+	list, err := c.lw.List(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("controller: shard cache: listing the share: %w", err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, fmt.Errorf("controller: shard cache: listing the share: %w", err)
+	}
+	want := map[string]string{}
+	for _, item := range items {
+		if !in(item) {
+			continue // the server ignored the selector
+		}
+		key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(item)
+		if err != nil {
+			continue
+		}
+		m, _ := meta.Accessor(item)
+		want[key] = m.GetResourceVersion()
+	}
+	return want, nil
+}
+
+func inShare(sel sharding.Selector, obj runtime.Object) bool {
+	if sel == nil {
+		return true
+	}
+	ok, err := sel.Matches(obj)
+	return err == nil && ok
+}
+
+// caughtUp reports whether the cache holds the share: nothing outside it,
+// and every object of the reference list at its version or later, unless
+// deleted since.
+func (c *informerShardCache) caughtUp(in func(runtime.Object) bool, want map[string]string) bool {
+	idx := c.inf.GetIndexer()
+	for _, item := range idx.List() {
+		if obj, ok := item.(runtime.Object); ok && !in(obj) {
+			return false
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, rv := range want {
+		item, ok, err := idx.GetByKey(key)
+		if err != nil {
+			return false
+		}
+		if !ok {
+			if c.deleted[key] {
+				continue
+			}
+			return false
+		}
+		m, err := meta.Accessor(item)
+		if err != nil {
+			return false
+		}
+		if cmp, err := resourceversion.CompareResourceVersion(m.GetResourceVersion(), rv); err == nil && cmp < 0 {
+			return false
+		}
+	}
+	return true
+}

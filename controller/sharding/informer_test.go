@@ -1,0 +1,278 @@
+package sharding_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/controller"
+	"github.com/informerlab/informerlab/controller/internal/ctrltest"
+	"github.com/informerlab/informerlab/controller/sharding"
+	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/informer"
+)
+
+// replica is one process of a sharded controller: a member, a sharded
+// informer of the owner ConfigMaps (namespace "ns") and a bucket-labelled
+// informer of their children (namespace "children"), both driven by it, and
+// a controller whose Reconciler runs behind the member's guard and journals
+// each reconcile.
+type replica struct {
+	name     string
+	m        *sharding.Member
+	inf      informer.SharedIndexInformer
+	children informer.SharedIndexInformer
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+func startReplica(t *testing.T, srv *fakeapi.Server, name string, j *reconcileJournal) *replica {
+	t.Helper()
+	lw := srv.Resource(ctrltest.CMGVR).Namespace("ns")
+	// An informer starts with no bucket: its first list is of the empty share.
+	none, err := sharding.ShardSelectorFor(nil, ringBuckets)
+	require.NoError(t, err)
+	inf := informer.NewSharedIndexInformer(lw, ctrltest.ExampleCM(), 0, nil, informer.WithLogger(ctrltest.Quiet))
+	require.NoError(t, inf.SetShardSelector(none))
+	cache, err := sharding.InformerCache(inf, lw)
+	require.NoError(t, err)
+	// The children carry their owner's bucket as a label.
+	childLW := srv.Resource(ctrltest.CMGVR).Namespace("children")
+	children := informer.NewSharedIndexInformer(childLW, ctrltest.ExampleCM(), 0, nil, informer.WithLogger(ctrltest.Quiet))
+	require.NoError(t, children.SetLabelSelector(sharding.BucketLabelSelector(bucketLabel, nil)))
+	childCache, err := sharding.InformerBucketLabelCache(children, childLW, bucketLabel, ringBuckets)
+	require.NoError(t, err)
+	m, err := sharding.NewMember(sharding.Options{
+		Client: srv.Resource(ctrltest.LeasesGVR).Namespace("kube-system"), Ring: "foo", Identity: name, Buckets: ringBuckets,
+		LeaseDuration: ringLease, RenewDeadline: ringRenew, RetryPeriod: ringRetry,
+		Cache: sharding.Caches(cache, childCache), Logger: ctrltest.Quiet,
+	})
+	require.NoError(t, err)
+	reconciler := controller.ReconcilerFunc(func(ctx context.Context, r controller.Request) (controller.Result, error) {
+		start := time.Now()
+		time.Sleep(100 * time.Millisecond)
+		j.record(r.String(), interval{member: name, start: start, end: time.Now()})
+		return controller.Result{}, nil
+	})
+	c, err := controller.New(name, m.Guard(reconciler, sharding.BucketFromCache(inf.GetIndexer(), ringBuckets)), controller.Options{MaxConcurrentReconciles: 8, Logger: ctrltest.Quiet})
+	require.NoError(t, err)
+	require.NoError(t, c.Watch(controller.Kind(inf, controller.EnqueueRequestForObject{})))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &replica{name: name, m: m, inf: inf, children: children, cancel: cancel}
+	r.wg.Go(func() { inf.Run(ctx) })
+	r.wg.Go(func() { children.Run(ctx) })
+	r.wg.Go(func() { assert.NoError(t, m.Start(ctx)) })
+	r.wg.Go(func() { assert.NoError(t, c.Start(ctx)) })
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *replica) stop() {
+	r.cancel()
+	r.wg.Wait()
+}
+
+func (r *replica) cached() []string {
+	keys := r.inf.GetIndexer().ListKeys()
+	sort.Strings(keys)
+	return keys
+}
+
+func (r *replica) cachedChildren() []string {
+	keys := r.children.GetIndexer().ListKeys()
+	sort.Strings(keys)
+	return keys
+}
+
+// TestShardedReplicasCacheAndReconcileOnlyTheirBuckets: three replicas over
+// 60 ConfigMaps, each with a child labelled with its bucket, with the
+// server filtering and with it ignoring the shard selector (the client
+// filters). Once the ring settles each replica caches exactly the objects,
+// and the children, of the buckets it admits: no key in two caches, every
+// key in one, and each key reconciled by its owner. When one replica stops,
+// the survivors widen their selectors, relist, and cache its objects and
+// children and reconcile its keys; no key is ever reconciled by two
+// replicas at once.
+// Diagram: steps 1-9. client-go: none; kube-apiserver: ShardedListAndWatch on and off.
+func TestShardedReplicasCacheAndReconcileOnlyTheirBuckets(t *testing.T) {
+	for _, ignore := range []bool{false, true} {
+		t.Run(fmt.Sprintf("IgnoreShardSelector=%v", ignore), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { testShardedReplicas(t, ignore) })
+		})
+	}
+}
+
+func testShardedReplicas(t *testing.T, ignore bool) {
+	srv := fakeapi.New(fakeapi.Options{IgnoreShardSelector: ignore})
+	t.Cleanup(srv.Close)
+	var all []string
+	bucketOf := map[string]int{}
+	for i := range 60 {
+		cm := ctrltest.Create(t, srv, ctrltest.NewCM("ns", fmt.Sprintf("cm-%02d", i)))
+		key := "ns/" + cm.GetName()
+		all = append(all, key)
+		bucketOf[key] = sharding.BucketOf(cm.GetUID(), ringBuckets)
+		child := ctrltest.NewCM("children", cm.GetName())
+		child.SetLabels(map[string]string{bucketLabel: strconv.Itoa(bucketOf[key])})
+		ctrltest.Create(t, srv, child)
+	}
+	childOf := func(key string) string { return "children/" + key[len("ns/"):] }
+	j := &reconcileJournal{runs: map[string][]interval{}}
+	var replicas []*replica
+	for _, n := range []string{"replica-0", "replica-1", "replica-2"} {
+		replicas = append(replicas, startReplica(t, srv, n, j))
+	}
+
+	// settled: each replica's cache holds exactly its admitted buckets'
+	// keys, and the admitted buckets are the ring's.
+	settled := func(rs []*replica) bool {
+		var names []string
+		for _, r := range rs {
+			names = append(names, r.name)
+		}
+		owners := sharding.BucketOwners(names, ringBuckets)
+		for _, r := range rs {
+			var want, wantChildren []string
+			for _, k := range all {
+				if owners[bucketOf[k]] == r.name {
+					want = append(want, k)
+					wantChildren = append(wantChildren, childOf(k))
+				}
+			}
+			for b := range ringBuckets {
+				if r.m.Admits(b) != (owners[b] == r.name) {
+					return false
+				}
+			}
+			if !slices.Equal(r.cached(), want) || !slices.Equal(r.cachedChildren(), wantChildren) {
+				return false
+			}
+		}
+		return true
+	}
+	waitFor := func(cond func() bool) time.Time {
+		deadline := time.Now().Add(time.Minute)
+		for !cond() {
+			require.True(t, time.Now().Before(deadline), "did not settle")
+			time.Sleep(50 * time.Millisecond)
+		}
+		return time.Now()
+	}
+	settledAt := waitFor(func() bool { return settled(replicas) })
+	time.Sleep(3 * time.Second) // requeued keys of just-gained buckets run
+
+	var union, childUnion, allChildren []string
+	for _, r := range replicas {
+		union = append(union, r.cached()...)
+		childUnion = append(childUnion, r.cachedChildren()...)
+		t.Logf("%s caches %d objects and %d children, buckets %v", r.name, len(r.cached()), len(r.cachedChildren()), r.m.Held())
+	}
+	for _, k := range all {
+		allChildren = append(allChildren, childOf(k))
+	}
+	sort.Strings(union)
+	sort.Strings(childUnion)
+	assert.Equal(t, all, union, "every key in exactly one cache")
+	assert.Equal(t, allChildren, childUnion, "every child in exactly one cache")
+	for _, k := range all {
+		owner := sharding.BucketOwners([]string{"replica-0", "replica-1", "replica-2"}, ringBuckets)[bucketOf[k]]
+		_, ok := j.firstBy(k, owner, time.Time{})
+		assert.True(t, ok, "%s reconciled by its owner %s", k, owner)
+	}
+
+	stoppedAt := time.Now()
+	replicas[2].stop()
+	tookOver := waitFor(func() bool { return settled(replicas[:2]) })
+	t.Logf("settled at %v; replica-2 stopped; survivors cache and admit its buckets %v later", settledAt.Format(time.StampMilli), tookOver.Sub(stoppedAt))
+	time.Sleep(3 * time.Second)
+	for _, k := range all {
+		owner := sharding.BucketOwners([]string{"replica-0", "replica-1"}, ringBuckets)[bucketOf[k]]
+		_, ok := j.firstBy(k, owner, time.Time{})
+		assert.True(t, ok, "%s reconciled by %s", k, owner)
+	}
+	assert.Empty(t, j.overlaps())
+}
+
+// TestInformerShardCacheReturnsOnceTheCacheHoldsTheShare: SetShardSelector
+// returns only when the informer's cache holds exactly the new share — after
+// a widening every gained object is cached, after a narrowing every lost one
+// is gone — with no wait by the caller; against a server that filters and
+// one that ignores the selector.
+// Diagram: steps 1-5. client-go: none (v0.37.2 has no sharded informer); kube-apiserver: ShardedListAndWatch on and off.
+func TestInformerShardCacheReturnsOnceTheCacheHoldsTheShare(t *testing.T) {
+	for _, ignore := range []bool{false, true} {
+		t.Run(fmt.Sprintf("IgnoreShardSelector=%v", ignore), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := fakeapi.New(fakeapi.Options{IgnoreShardSelector: ignore})
+				t.Cleanup(srv.Close)
+				bucketOf := map[string]int{}
+				for i := range 40 {
+					cm := ctrltest.Create(t, srv, ctrltest.NewCM("ns", fmt.Sprintf("cm-%02d", i)))
+					bucketOf["ns/"+cm.GetName()] = sharding.BucketOf(cm.GetUID(), ringBuckets)
+				}
+				share := func(buckets ...int) []string { return keysIn(bucketOf, buckets...) }
+				lw := srv.Resource(ctrltest.CMGVR)
+				none, err := sharding.ShardSelectorFor(nil, ringBuckets)
+				require.NoError(t, err)
+				inf := informer.NewSharedIndexInformer(lw, ctrltest.ExampleCM(), 0, nil, informer.WithLogger(ctrltest.Quiet))
+				require.NoError(t, inf.SetShardSelector(none))
+				cache, err := sharding.InformerCache(inf, lw)
+				require.NoError(t, err)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				go inf.Run(ctx)
+				cached := func() []string {
+					keys := inf.GetIndexer().ListKeys()
+					sort.Strings(keys)
+					return keys
+				}
+
+				// Half the buckets, then one of them: cm-00's, so neither share
+				// is empty.
+				one := bucketOf["ns/cm-00"]
+				var wide []int
+				for b := range ringBuckets {
+					if b%2 == one%2 {
+						wide = append(wide, b)
+					}
+				}
+				expr, err := sharding.ShardSelectorFor(wide, ringBuckets)
+				require.NoError(t, err)
+				require.NoError(t, cache.SetShardSelector(ctx, expr))
+				assert.Equal(t, share(wide...), cached(), "widened: the gained objects are cached on return")
+
+				expr, err = sharding.ShardSelectorFor([]int{one}, ringBuckets)
+				require.NoError(t, err)
+				require.NoError(t, cache.SetShardSelector(ctx, expr))
+				require.NotEmpty(t, share(one))
+				assert.Equal(t, share(one), cached(), "narrowed: the lost objects are gone on return")
+
+				assert.Error(t, cache.SetShardSelector(ctx, "shardRange(object.metadata.name, '0x0', '0x1')"), "a bad selector is refused")
+				cancel()
+			})
+		})
+	}
+}
+
+// keysIn returns, sorted, the keys of bucketOf whose bucket is one of
+// buckets: the share a replica holding those buckets must cache.
+func keysIn(bucketOf map[string]int, buckets ...int) []string {
+	var keys []string
+	for k, b := range bucketOf {
+		if slices.Contains(buckets, b) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,514 @@
+package sharding
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/informerlab/informerlab/controller/internal/ctrlutil"
+	"github.com/informerlab/informerlab/controller/leaderelection"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// LeaseClient is a [leaderelection.LeaseClient] that can also list the Leases of its
+// namespace, which is how a [Member] finds the other members. The
+// resource handles of packages fakeapi and client fit as they are.
+//
+// client-go: tools/leaderelection/resourcelock.LeaseLock, plus a list.
+type LeaseClient interface {
+	leaderelection.LeaseClient
+	List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
+}
+
+// Cache is the part of a member's informers the bucket protocol drives.
+// SetShardSelector is told the shard selector of the buckets whose Lease the
+// member holds ([ShardSelectorFor]) and returns once the cache holds exactly
+// that share, synced with the server: after a widening, every object of the
+// gained buckets is in it. Only then does the member admit the gained
+// buckets' keys. It is called from one goroutine at a time; an error is
+// logged and the call retried after RetryPeriod.
+//
+// client-go: none.
+type Cache interface {
+	SetShardSelector(ctx context.Context, expr string) error
+}
+
+// CacheFunc adapts a function to a [Cache].
+//
+// client-go: none.
+type CacheFunc func(ctx context.Context, expr string) error
+
+// SetShardSelector calls f.
+func (f CacheFunc) SetShardSelector(ctx context.Context, expr string) error { return f(ctx, expr) }
+
+// RingLabel is the label every Lease of a ring carries, valued with the
+// ring's name: kubectl get leases -l informerlab.dev/ring=<ring> shows
+// who holds what, and members list the ring's Leases by it.
+const RingLabel = "informerlab.dev/ring"
+
+// maxRingName leaves room in a Lease name for "-bucket-" and a number, or
+// "-member-" and an identity.
+const maxRingName = 40
+
+// Options configure a [Member].
+//
+// client-go: none (tools/leaderelection.LeaderElectionConfig, per bucket).
+type Options struct {
+	// Client reads, writes and lists Leases in one namespace. Required.
+	Client LeaseClient
+	// Ring names the group of members sharing the buckets: a DNS label of
+	// at most 40 characters. The member Leases are <Ring>-member-<Identity>,
+	// the bucket Leases <Ring>-bucket-<i>, all labelled [RingLabel]=<Ring>.
+	// Required.
+	Ring string
+	// Identity of this member, unique in the ring. "" means the host name
+	// followed by a random suffix.
+	Identity string
+	// Buckets is the fixed number of buckets. 0 means
+	// DefaultBuckets. Every member of a ring must use the same number.
+	Buckets int
+	// LeaseDuration, RenewDeadline and RetryPeriod mean what they mean in
+	// [leaderelection.Options], for the member Lease and for each bucket
+	// Lease; 0 means the same defaults.
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+	// ReleaseTimeout bounds one wait for a releasing bucket's in-flight
+	// reconciles to reach 0. When it passes the member keeps the Lease (and
+	// keeps renewing it, and keeps refusing the bucket's keys) and starts
+	// another wait. At shutdown it bounds the whole release: buckets still
+	// held then are left to expire. 0 means RenewDeadline.
+	ReleaseTimeout time.Duration
+	// Cache is told the selector of the held buckets (see [Cache]).
+	// nil means there is no sharded cache to drive: a gained bucket is
+	// admitted as soon as its Lease is acquired.
+	Cache Cache
+	// Logger receives the member's logs. nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// memberObservation is what a member last saw of another member's Lease,
+// and when it saw it change, by the local clock.
+type memberObservation struct {
+	rec leaderelection.LeaseRecord
+	at  time.Time
+}
+
+// Member is one replica's part in a ring of replicas sharing B buckets
+// of objects (see "Sharding" in the package documentation). Start runs the
+// protocol; [Member.Guard] wraps a Reconciler so that it runs a key only
+// while this member may act on its bucket. A Member is a [manager.Runnable]
+// that runs with or without leader election, once.
+//
+// client-go: none; Knative pkg/leaderelection (bucket Leases) and
+// timebertt/kubernetes-controller-sharding pkg/shard come closest.
+type Member struct {
+	client         LeaseClient
+	ring           string
+	identity       string
+	buckets        int
+	leaseDuration  time.Duration
+	renewDeadline  time.Duration
+	retryPeriod    time.Duration
+	releaseTimeout time.Duration
+	cache          Cache
+	logger         *slog.Logger
+
+	// Only the goroutine running Start touches the fields below.
+	member        *leaderelection.LeaderElector   // the member Lease
+	electors      []*leaderelection.LeaderElector // the bucket Leases, by bucket
+	memberRenewed time.Time                       // start of the last successful member renewal
+	others        map[string]memberObservation
+	leaving       bool
+
+	// wake tells the cache goroutine that want changed.
+	wake chan struct{}
+
+	// guard decides, per bucket, whether a key may run.
+	guard *BucketGuard
+	// releaseStarted is when the current wait of a releasing bucket began,
+	// by bucket (zero when none is releasing).
+	releaseStarted []time.Time
+
+	mu      sync.Mutex // guards the fields below
+	members []string   // the live members, as last computed
+	// want is the set of held buckets, the selector the cache should
+	// have; wantGen counts its changes.
+	want    []int
+	wantGen uint64
+	started bool
+}
+
+// NewMember checks opts and returns a member that has not started.
+func NewMember(opts Options) (*Member, error) {
+	if opts.Client == nil {
+		return nil, errors.New("controller: shard member: Client is nil")
+	}
+	if errs := validation.IsDNS1123Label(opts.Ring); len(errs) > 0 || len(opts.Ring) > maxRingName {
+		return nil, fmt.Errorf("controller: shard member: Ring %q must be a DNS label of at most %d characters (it prefixes Lease names and is a label value)", opts.Ring, maxRingName)
+	}
+	if opts.Buckets < 0 {
+		return nil, fmt.Errorf("controller: shard member: Buckets is negative (%d)", opts.Buckets)
+	}
+	if opts.ReleaseTimeout < 0 {
+		return nil, fmt.Errorf("controller: shard member: ReleaseTimeout is negative (%s)", opts.ReleaseTimeout)
+	}
+	identity := opts.Identity
+	if identity == "" {
+		id, err := leaderelection.DefaultIdentity()
+		if err != nil {
+			return nil, fmt.Errorf("controller: shard member: %w", err)
+		}
+		identity = id
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	s := &Member{
+		client:   opts.Client,
+		ring:     opts.Ring,
+		identity: identity,
+		buckets:  intOr(opts.Buckets, DefaultBuckets),
+		cache:    opts.Cache,
+		logger:   logger.With("ring", opts.Ring, "member", identity),
+		others:   map[string]memberObservation{},
+		wake:     make(chan struct{}, 1),
+	}
+	leOpts := leaderelection.Options{
+		Client:        opts.Client,
+		Name:          s.memberLeaseName(identity),
+		Identity:      identity,
+		LeaseDuration: opts.LeaseDuration,
+		RenewDeadline: opts.RenewDeadline,
+		RetryPeriod:   opts.RetryPeriod,
+		Labels:        map[string]string{RingLabel: s.ring},
+	}
+	// The member Lease and every bucket Lease are kept by the leader
+	// election's elector: the same acquire, renew, expiry and release rules.
+	leaseLogger := s.logger.With("component", "lease")
+	member, err := leaderelection.NewLeaderElector(leOpts, leaseLogger)
+	if err != nil {
+		return nil, fmt.Errorf("controller: shard member: %w", err)
+	}
+	s.member = member
+	resolved := member.Options()
+	s.leaseDuration, s.renewDeadline, s.retryPeriod = resolved.LeaseDuration, resolved.RenewDeadline, resolved.RetryPeriod
+	s.releaseTimeout = cmp.Or(opts.ReleaseTimeout, s.renewDeadline)
+	for b := range s.buckets {
+		leOpts.Name = s.bucketLeaseName(b)
+		le, err := leaderelection.NewLeaderElector(leOpts, leaseLogger)
+		if err != nil {
+			return nil, fmt.Errorf("controller: shard member: %w", err)
+		}
+		s.electors = append(s.electors, le)
+	}
+	s.guard = NewBucketGuard(s.buckets, s.renewDeadline, s.retryPeriod)
+	s.releaseStarted = make([]time.Time, s.buckets)
+	return s, nil
+}
+
+func intOr(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
+}
+
+func (s *Member) memberLeaseName(id string) string { return s.ring + "-member-" + id }
+func (s *Member) bucketLeaseName(b int) string     { return s.ring + "-bucket-" + strconv.Itoa(b) }
+
+// Identity returns the member's identity, the holder it writes in Leases.
+func (s *Member) Identity() string { return s.identity }
+
+// Buckets returns the number of buckets.
+func (s *Member) Buckets() int { return s.buckets }
+
+// NeedLeaderElection reports false: every replica is a member, leader or not.
+func (s *Member) NeedLeaderElection() bool { return false }
+
+// Held returns, sorted, the buckets whose Lease this member holds, including
+// those not yet admitted and those being released.
+func (s *Member) Held() []int { return s.guard.Held() }
+
+// Members returns, sorted, the live members as this member last computed
+// them (itself included while its member Lease is fresh).
+func (s *Member) Members() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.members)
+}
+
+// Admits reports whether the guard would run a key of bucket now: the
+// bucket's Lease is held, the cache has synced with it, it is not being
+// released, and the Lease was renewed less than RenewDeadline ago.
+func (s *Member) Admits(bucket int) bool { return s.guard.Admits(bucket) }
+
+// InFlight returns the number of the bucket's reconciles running now.
+func (s *Member) InFlight(bucket int) int { return s.guard.InFlight(bucket) }
+
+// Start runs the protocol until ctx ends, then releases gracefully: it stops
+// admitting keys, waits (up to ReleaseTimeout) until the in-flight
+// reconciles end, releases the bucket Leases, and last the member Lease.
+// Every RetryPeriod it:
+//
+//  1. renews its member Lease;
+//  2. lists the ring's Leases: the live members are those whose member Lease
+//     changed less than its duration ago (by the local clock);
+//  3. computes the bucket → member map ([BucketOwners]);
+//  4. renews the bucket Leases it holds, dropping one it could not renew
+//     within RenewDeadline or that someone else now holds;
+//  5. tries to acquire the buckets the map gives it and it does not hold;
+//  6. releases gracefully the buckets the map gives to someone else;
+//  7. hands the set of held buckets to the cache, whose goroutine widens or
+//     narrows the selector and, once synced, admits the gained buckets.
+func (s *Member) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		return errors.New("controller: shard member: started twice")
+	}
+	s.started = true
+	s.mu.Unlock()
+
+	cacheCtx, stopCache := context.WithCancel(ctx)
+	cacheDone := make(chan struct{})
+	go func() {
+		defer close(cacheDone)
+		s.runCache(cacheCtx)
+	}()
+
+	s.logger.Info("joining the ring", "buckets", s.buckets)
+	for {
+		s.tick(ctx)
+		if !ctrlutil.Sleep(ctx, s.retryPeriod) {
+			break
+		}
+	}
+	s.leave()
+	stopCache()
+	<-cacheDone
+	return nil
+}
+
+// leave releases every bucket gracefully, then the member Lease. Its context
+// is a fresh one: Start's has ended.
+func (s *Member) leave() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.releaseTimeout+s.retryPeriod)
+	defer cancel()
+	s.leaving = true
+	s.logger.Info("leaving the ring: releasing buckets", "held", s.Held())
+	for len(s.Held()) > 0 {
+		s.tick(ctx)
+		if len(s.Held()) == 0 || !ctrlutil.Sleep(ctx, s.retryPeriod/4) {
+			break
+		}
+	}
+	if held := s.Held(); len(held) > 0 {
+		s.logger.Warn("in-flight reconciles did not end in time: leaving the Leases to expire", "held", held)
+		for b := range s.buckets {
+			s.guard.Lost(b)
+		}
+	}
+	s.member.Release(ctx)
+}
+
+// tick is one round of the protocol (see Start).
+func (s *Member) tick(ctx context.Context) {
+	start := time.Now()
+	if !s.leaving && s.member.TryAcquireOrRenew(ctx) {
+		s.memberRenewed = start
+	}
+	owners := s.viewRing(ctx, start)
+
+	changed := false
+	for b, le := range s.electors {
+		held := s.guard.isHeld(b)
+		switch {
+		case held:
+			// Without a fresh view of the ring, keep what is held.
+			mine := !s.leaving && (owners == nil || owners[b] == s.identity)
+			changed = s.keep(ctx, b, le, mine) || changed
+		case !s.leaving && owners != nil && owners[b] == s.identity:
+			attempt := time.Now()
+			if le.TryAcquireOrRenew(ctx) {
+				s.guard.Gained(b, attempt)
+				if s.cache == nil {
+					s.guard.Synced(b)
+				}
+				s.logger.Info("acquired bucket", "bucket", b)
+				changed = true
+			}
+		}
+	}
+	if changed {
+		s.postWant()
+	}
+}
+
+// viewRing renews the view of the ring: it lists the Leases, notes what changed,
+// and returns the bucket → member map, or nil if the list failed (then no
+// bucket is acquired or released this round; held ones are still renewed).
+func (s *Member) viewRing(ctx context.Context, now time.Time) []string {
+	list, err := s.client.List(ctx, metav1.ListOptions{LabelSelector: RingLabel + "=" + s.ring})
+	if err != nil {
+		s.logger.Info("could not list the ring's Leases", "err", err)
+		return nil
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		s.logger.Error("unreadable Lease list", "err", err)
+		return nil
+	}
+	memberPrefix, bucketPrefix := s.ring+"-member-", s.ring+"-bucket-"
+	seen := map[string]bool{}
+	var live []string
+	for _, item := range items {
+		lease, rec, err := leaderelection.ReadLease(item)
+		if err != nil {
+			continue
+		}
+		name := lease.GetName()
+		switch {
+		case strings.HasPrefix(name, bucketPrefix):
+			b, err := strconv.Atoi(strings.TrimPrefix(name, bucketPrefix))
+			if err == nil && b >= 0 && b < s.buckets {
+				s.electors[b].ObserveRecord(rec, now)
+			}
+		case strings.HasPrefix(name, memberPrefix) && name != s.member.Options().Name:
+			seen[name] = true
+			obs, ok := s.others[name]
+			if !ok || !rec.Equal(obs.rec) {
+				obs = memberObservation{rec: rec, at: now}
+				s.others[name] = obs
+			}
+			if rec.HolderIdentity != "" && now.Before(obs.at.Add(time.Duration(rec.LeaseDurationSeconds)*time.Second)) {
+				live = append(live, rec.HolderIdentity)
+			}
+		}
+	}
+	for name := range s.others {
+		if !seen[name] {
+			delete(s.others, name)
+		}
+	}
+	if !s.leaving && !s.memberRenewed.IsZero() && time.Since(s.memberRenewed) < s.renewDeadline {
+		live = append(live, s.identity)
+	}
+	slices.Sort(live)
+	live = slices.Compact(live)
+	s.mu.Lock()
+	s.members = live
+	s.mu.Unlock()
+	return BucketOwners(live, s.buckets)
+}
+
+// keep renews a held bucket and, when the ring gives it to someone else,
+// moves its graceful release on. It reports whether the held set changed.
+func (s *Member) keep(ctx context.Context, b int, le *leaderelection.LeaderElector, mine bool) bool {
+	attempt := time.Now()
+	if le.TryAcquireOrRenew(ctx) {
+		s.guard.Renewed(b, attempt)
+	} else if holder := le.ObservedRecord().HolderIdentity; holder != s.identity || s.guard.sinceRenew(b) >= s.renewDeadline {
+		s.guard.Lost(b)
+		s.releaseStarted[b] = time.Time{}
+		le.SetLeading(false)
+		s.logger.Warn("lost bucket: its Lease was not renewed in time or is held by another", "bucket", b, "holder", holder)
+		return true
+	}
+	if mine {
+		if !s.releaseStarted[b].IsZero() {
+			s.guard.CancelRelease(b)
+			s.releaseStarted[b] = time.Time{}
+			s.logger.Info("bucket is ours again: release cancelled", "bucket", b)
+		}
+		return false
+	}
+	if s.releaseStarted[b].IsZero() {
+		// Release, step 1: stop admitting (the guard's first Release).
+		s.releaseStarted[b] = time.Now()
+		s.logger.Info("releasing bucket: no new reconciles", "bucket", b, "inflight", s.guard.InFlight(b))
+	}
+	if !s.guard.Release(b) {
+		// Release, step 2: wait for the in-flight reconciles.
+		if time.Since(s.releaseStarted[b]) >= s.releaseTimeout {
+			s.releaseStarted[b] = time.Now()
+			s.logger.Warn("in-flight reconciles did not end within ReleaseTimeout: keeping the Lease and waiting again", "bucket", b, "inflight", s.guard.InFlight(b))
+		}
+		return false
+	}
+	s.releaseStarted[b] = time.Time{}
+	// Release, step 3: free the Lease for the new owner; step 4 (narrow
+	// the selector) follows from the held set's change.
+	le.Release(ctx)
+	s.logger.Info("released bucket", "bucket", b)
+	return true
+}
+
+// postWant hands the held set to the cache goroutine.
+func (s *Member) postWant() {
+	held := s.guard.Held()
+	s.mu.Lock()
+	s.want = held
+	s.wantGen++
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// runCache applies the newest held set to the cache, one call at a time, and
+// admits the gained buckets once it synced: gain, steps 2 to 4.
+func (s *Member) runCache(ctx context.Context) {
+	if s.cache == nil {
+		return
+	}
+	var done uint64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		}
+		for {
+			s.mu.Lock()
+			gen, want := s.wantGen, slices.Clone(s.want)
+			s.mu.Unlock()
+			if gen == done {
+				break
+			}
+			expr, err := ShardSelectorFor(want, s.buckets)
+			if err == nil {
+				err = s.cache.SetShardSelector(ctx, expr)
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				s.logger.Error("could not change the cache's shard selector; retrying", "err", err)
+				if !ctrlutil.Sleep(ctx, s.retryPeriod) {
+					return
+				}
+				continue
+			}
+			done = gen
+			// The cache holds want's objects: admit those still held.
+			for _, b := range want {
+				if s.guard.syncHeld(b) {
+					s.logger.Info("bucket synced: admitting its keys", "bucket", b)
+				}
+			}
+		}
+	}
+}

@@ -32,12 +32,6 @@ var list = groups(
 		"needs the low-level informer (Config and New, or NewInformer, NewTransformingInformer) and ResourceEventHandlerDetailedFuncs",
 		"Example", "ExampleNewInformer", "TestHammerController", "TestUpdate", "TestPanicPropagated",
 		"TestTransformingInformer", "TestTransformingInformerRace"),
-	group(tc, "controller_test.go", leftOut,
-		"needs DeletionHandlingObjectToName",
-		"TestDeletionHandlingObjectToName"),
-	group(tc, "controller_test.go", leftOut,
-		"needs DeletedObject[T]",
-		"TestDeletedObjectGetObjectName", "TestDeletedObjectGetKey"),
 	group(tc, "controller_test.go", private,
 		"calls the private processDeltas or processDeltasInBatch (the process loop's body) with a hand-built store, and reads the queue's private logger",
 		"TestProcessDeltasInBatch", "TestReplaceEvents", "TestResetWatch",
@@ -84,9 +78,6 @@ var list = groups(
 		"steps the fake clock it sets in the informer's private clock field, and reads the private processor's listeners",
 		"TestResyncCheckPeriod", "TestSharedInformerWatchDisruption", "TestListenerResyncPeriods",
 		"TestListenerResyncPeriodsDelayed"),
-	group(tc, "shared_informer_test.go", leftOut,
-		"needs ResourceEventHandlerDetailedFuncs",
-		"TestSharedInformerHandlerAbuse"),
 	group(tc, "shared_informer_test.go", leftOut,
 		"needs HasSyncedChecker",
 		"TestAddWhileActive"),
@@ -185,9 +176,6 @@ var list = groups(
 	group(tc, "reflector_watchlist_test.go", differs,
 		"a streaming list cut before its end bookmark falls back to a list, where client-go opens a second streaming list (docs/reflector.md, differences)",
 		"TestWatchList"),
-	group(tc, "shared_informer_test.go", differs,
-		"adding a handler to a stopped informer fails with informerlab's wording, not client-go's \"...has stopped already\"",
-		"TestAddOnStoppedSharedInformer"),
 )
 
 // group makes the entries of one file that share a kind and a reason.

@@ -137,3 +137,14 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 // Bookmark is client-go's delta type for a bookmark a RealFIFO may queue;
 // informerlab's queues never queue one, so no delta ever has this type.
 const Bookmark DeltaType = "Bookmark"
+
+// Object is client-go's constraint of the typed API.
+type Object interface {
+	comparable
+	GetName() string
+	GetNamespace() string
+}
+
+type DeletedObject[T Object] = deltafifo.DeletedObject[T]
+
+var DeletionHandlingObjectToName = deltafifo.DeletionHandlingObjectToName

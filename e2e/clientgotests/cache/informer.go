@@ -13,11 +13,12 @@ import (
 )
 
 type (
-	ResourceEventHandler             = informer.ResourceEventHandler
-	ResourceEventHandlerFuncs        = informer.ResourceEventHandlerFuncs
-	FilteringResourceEventHandler    = informer.FilteringResourceEventHandler
-	ResourceEventHandlerRegistration = informer.ResourceEventHandlerRegistration
-	InformerSynced                   = informer.InformerSynced
+	ResourceEventHandler              = informer.ResourceEventHandler
+	ResourceEventHandlerFuncs         = informer.ResourceEventHandlerFuncs
+	ResourceEventHandlerDetailedFuncs = informer.ResourceEventHandlerDetailedFuncs
+	FilteringResourceEventHandler     = informer.FilteringResourceEventHandler
+	ResourceEventHandlerRegistration  = informer.ResourceEventHandlerRegistration
+	InformerSynced                    = informer.InformerSynced
 )
 
 // SharedInformer is client-go's, as far as informerlab's informer has it.

@@ -21,9 +21,6 @@ var list = groups(
 	group(wq, "queue_test.go", leftOut,
 		"plugs its own backing queue into QueueConfig.Queue to watch its Touch calls; informerlab's queue has one fixed backing FIFO, see docs/mapping.md",
 		"TestCollapse", "TestCollapseWhileProcessing", "traceQueue"),
-	group(wq, "parallelizer_test.go", leftOut,
-		"needs ParallelizeUntil",
-		"TestParallelizeUntil"),
 
 	// tools/cache
 

@@ -147,3 +147,15 @@ type (
 	CounterMetric       = workqueue.CounterMetric
 	HistogramMetric     = workqueue.HistogramMetric
 )
+
+// Parallelizer.
+
+type (
+	DoWorkPieceFunc = workqueue.DoWorkPieceFunc
+	Options         = workqueue.ParallelizeOption
+)
+
+var (
+	ParallelizeUntil = workqueue.ParallelizeUntil
+	WithChunkSize    = workqueue.WithChunkSize
+)

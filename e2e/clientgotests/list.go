@@ -82,8 +82,8 @@ var list = groups(
 		"needs AddEventHandlerWithOptions and HandlerOptions",
 		"TestEventPanics"),
 	group(tc, "shared_informer_test.go", leftOut,
-		"needs ShutDownEventHandler",
-		"TestRemoveEventHandler_SynchronousShutdown", "TestShutDownEventHandler_Lifecycles"),
+		"needs WaitFor with named DoneCheckers and HasSyncedChecker",
+		"TestShutDownEventHandler_Lifecycles"),
 
 	// store_test.go, thread_safe_store_test.go, index_test.go, listers_test.go
 	group(tc, "store_test.go", leftOut,

@@ -115,3 +115,11 @@ func WaitForCacheSync(stopCh <-chan struct{}, cacheSyncs ...InformerSynced) bool
 func WaitForNamedCacheSync(controllerName string, stopCh <-chan struct{}, cacheSyncs ...InformerSynced) bool {
 	return WaitForCacheSync(stopCh, cacheSyncs...)
 }
+
+func ShutDownEventHandler(inf SharedInformer, handle ResourceEventHandlerRegistration) error {
+	s, ok := inf.(*sharedIndexInformer)
+	if !ok {
+		return fmt.Errorf("cache shim: ShutDownEventHandler needs an informer of this package, got %T", inf)
+	}
+	return informer.ShutDownEventHandler(s.SharedIndexInformer, handle)
+}

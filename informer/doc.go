@@ -92,9 +92,8 @@
 //     client-go calls OnDelete again, here handlers hear of it once.
 //   - The informer syncs only after the last initial item has been
 //     processed (client-go's DeltaFIFO channel closes a moment earlier).
-//   - No ShutDownEventHandler. Metrics ([WithMetricsProvider]) are per
-//     informer, not set process-wide, and count what an operator graphs:
-//     per-handler events, backlog and panics; list and watch requests,
+//   - Metrics ([WithMetricsProvider]) are per informer, not set
+//     process-wide, and count what an operator graphs: per-handler events, backlog and panics; list and watch requests,
 //     relists, watch restarts and the last resourceVersion. No queue depth,
 //     processing latency or store resourceVersion.
 //   - The cache mutation detector ([WithCacheMutationDetector], or the

@@ -29,7 +29,7 @@ type ResourceEventHandler interface {
 
 // ResourceEventHandlerFuncs adapts plain functions to a
 // [ResourceEventHandler]. A nil function ignores its notification. AddFunc
-// does not receive isInInitialList; implement ResourceEventHandler directly
+// does not receive isInInitialList; use [ResourceEventHandlerDetailedFuncs]
 // when you need it.
 //
 // client-go: tools/cache.ResourceEventHandlerFuncs.
@@ -55,6 +55,40 @@ func (f ResourceEventHandlerFuncs) OnUpdate(oldObj, newObj any) {
 
 // OnDelete calls DeleteFunc if it is set.
 func (f ResourceEventHandlerFuncs) OnDelete(obj any) {
+	if f.DeleteFunc != nil {
+		f.DeleteFunc(obj)
+	}
+}
+
+// ResourceEventHandlerDetailedFuncs adapts plain functions to a
+// ResourceEventHandler, as ResourceEventHandlerFuncs does, except that AddFunc
+// also receives isInInitialList: whether the object comes from the initial
+// list (or the replay of the cache to a handler added late) rather than from
+// a change the informer watched. A nil function ignores its notification.
+//
+// client-go: tools/cache.ResourceEventHandlerDetailedFuncs.
+type ResourceEventHandlerDetailedFuncs struct {
+	AddFunc    func(obj any, isInInitialList bool)
+	UpdateFunc func(oldObj, newObj any)
+	DeleteFunc func(obj any)
+}
+
+// OnAdd calls AddFunc if it is set.
+func (f ResourceEventHandlerDetailedFuncs) OnAdd(obj any, isInInitialList bool) {
+	if f.AddFunc != nil {
+		f.AddFunc(obj, isInInitialList)
+	}
+}
+
+// OnUpdate calls UpdateFunc if it is set.
+func (f ResourceEventHandlerDetailedFuncs) OnUpdate(oldObj, newObj any) {
+	if f.UpdateFunc != nil {
+		f.UpdateFunc(oldObj, newObj)
+	}
+}
+
+// OnDelete calls DeleteFunc if it is set.
+func (f ResourceEventHandlerDetailedFuncs) OnDelete(obj any) {
 	if f.DeleteFunc != nil {
 		f.DeleteFunc(obj)
 	}

@@ -1,10 +1,15 @@
 package informer
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/informerlab/informerlab/reflector"
 )
 
 // callLog is a ResourceEventHandler that writes one line per call.
@@ -84,4 +89,43 @@ func TestResourceEventHandlerFuncsIgnoresUnsetFunctions(t *testing.T) {
 	h.OnDelete("b")
 
 	assert.Equal(t, []string{"a->b"}, got)
+}
+
+// TestResourceEventHandlerDetailedFuncsPassesIsInInitialList checks that
+// AddFunc receives isInInitialList as given, that the other functions are
+// called as in ResourceEventHandlerFuncs, and that unset ones are ignored.
+//
+// Diagram: step 6. client-go: ResourceEventHandlerDetailedFuncs.
+func TestResourceEventHandlerDetailedFuncsPassesIsInInitialList(t *testing.T) {
+	var got []string
+	h := ResourceEventHandlerDetailedFuncs{
+		AddFunc:    func(obj any, initial bool) { got = append(got, fmt.Sprintf("add %v initial=%v", obj, initial)) },
+		DeleteFunc: func(obj any) { got = append(got, fmt.Sprintf("delete %v", obj)) },
+	}
+
+	h.OnAdd("a", true)
+	h.OnAdd("b", false)
+	h.OnUpdate("a", "c")
+	h.OnDelete("b")
+
+	assert.Equal(t, []string{"add a initial=true", "add b initial=false", "delete b"}, got)
+}
+
+// TestHandlerAddedWhileRunIsReturningFailsInClientGosWords adds a handler in
+// the moment Run is returning: the handlers have been stopped but the
+// informer is not yet marked stopped. The error is the one a stopped
+// informer gives, worded as client-go's, not the processor's own.
+//
+// Diagram: step 6. client-go: sharedIndexInformer.AddEventHandlerWithOptions
+// (TestSharedInformerHandlerAbuse matches "stopped already").
+func TestHandlerAddedWhileRunIsReturningFailsInClientGosWords(t *testing.T) {
+	s := NewSharedIndexInformer(reflector.ListWatch{}, nil, 0, nil).(*sharedIndexInformer)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	s.processor.run(ctx) // the handlers stop; s.stopped is still false
+
+	_, err := s.AddEventHandler(ResourceEventHandlerFuncs{})
+
+	require.Error(t, err)
+	assert.True(t, strings.HasSuffix(err.Error(), "was not added to shared informer because it has stopped already"), err.Error())
 }

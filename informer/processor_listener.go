@@ -45,7 +45,13 @@ type processorListener struct {
 	logger  *slog.Logger
 	sync    *syncTracker
 	panics  atomic.Int64
-	exited  chan struct{}   // closed when run returns
+	exited  chan struct{} // closed when run returns
+	// started is set once the processor has started run's goroutine for
+	// this listener (under the processor's lock), so ShutDownEventHandler
+	// knows whether exited will ever close.
+	started atomic.Bool
+	// owner is the processor the listener was registered with.
+	owner   *sharedProcessor
 	metrics *handlerMetrics // nil: no metrics; set before the listener is registered
 
 	// requestedResyncPeriod is what the handler asked for (0: never; raised

@@ -1,6 +1,9 @@
 package informer
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // ResourceEventHandlerRegistration is the handle AddEventHandler returns for
 // one handler. Pass it to RemoveEventHandler to unregister the handler, and
@@ -42,7 +45,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 		return nil, s.initErr
 	}
 	if s.stopped {
-		return nil, errStopped
+		return nil, errHandlerNotAdded(handler)
 	}
 
 	if resyncPeriod > 0 {
@@ -70,7 +73,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 	if !s.started {
 		// The cache is empty: nothing to replay.
 		if err := s.processor.addListener(l); err != nil {
-			return nil, err
+			return nil, errHandlerNotAdded(handler)
 		}
 		return l, nil
 	}
@@ -84,7 +87,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 		l.add(notification{kind: addNotification, newObj: obj, isInInitialList: true})
 	}
 	if err := s.processor.addListener(l); err != nil {
-		return nil, err
+		return nil, errHandlerNotAdded(handler)
 	}
 	return l, nil
 }
@@ -96,4 +99,40 @@ func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegi
 	}
 	s.processor.removeListener(l)
 	return nil
+}
+
+// ShutDownEventHandler removes a handler, as RemoveEventHandler does, and
+// then waits until the handler will never be called again: a call in
+// progress has returned and the handler's goroutine has exited. After it
+// returns, whatever the handler writes to may be closed or reused.
+//
+// It may be called more than once, and on a stopped informer. It must not be
+// called from inside the handler itself: it would wait for itself forever.
+// A registration of another informer is an error.
+//
+// client-go: tools/cache.ShutDownEventHandler.
+func ShutDownEventHandler(inf SharedIndexInformer, handle ResourceEventHandlerRegistration) error {
+	s, ok := inf.(*sharedIndexInformer)
+	if !ok {
+		return errorf("ShutDownEventHandler: %T is not an informer NewSharedIndexInformer returned", inf)
+	}
+	l, ok := handle.(*processorListener)
+	if !ok {
+		return errorf("ShutDownEventHandler: %T is not a registration returned by AddEventHandler", handle)
+	}
+	if l.owner != s.processor {
+		return errorf("ShutDownEventHandler: the registration belongs to another informer")
+	}
+	s.processor.removeListener(l)
+	if l.started.Load() {
+		<-l.exited
+	}
+	return nil
+}
+
+// errHandlerNotAdded is the error of adding a handler to an informer that
+// has stopped, or whose handlers are being stopped as Run returns. It is
+// worded as client-go's, which programs ported from client-go match on.
+func errHandlerNotAdded(handler ResourceEventHandler) error {
+	return fmt.Errorf("informer: handler %v was not added to shared informer because it has stopped already", handler)
 }

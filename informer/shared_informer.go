@@ -150,7 +150,8 @@ type sharedIndexInformer struct {
 
 var (
 	errAlreadyStarted = errors.New("informer: the informer has already started")
-	errStopped        = errors.New("informer: the informer has stopped")
+	// errIndexerStopped is worded as client-go's, which programs match on.
+	errIndexerStopped = errors.New("informer: indexer was not added because it has stopped already")
 	errNilHandler     = errors.New("informer: nil event handler")
 )
 
@@ -363,7 +364,7 @@ func (s *sharedIndexInformer) AddIndexers(indexers indexer.Indexers) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
-		return errStopped
+		return errIndexerStopped
 	}
 	return s.indexer.AddIndexers(indexers)
 }

@@ -58,6 +58,7 @@ func (p *sharedProcessor) addListener(l *processorListener) error {
 		return errProcessorStopped
 	}
 	p.listeners[l] = true
+	l.owner = p
 	if p.upstreamSynced {
 		l.sync.upstreamHasSynced()
 	}
@@ -79,6 +80,7 @@ func (p *sharedProcessor) removeListener(l *processorListener) {
 }
 
 func (p *sharedProcessor) startLocked(l *processorListener) {
+	l.started.Store(true)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()

@@ -26,6 +26,9 @@
 //   - [PriorityQueue] (priority_queue.go): the same, with a priority per item.
 //   - [MetricsProvider] (metrics.go): client-go's seven metrics, when asked for.
 //
+// Beside the queues, [ParallelizeUntil] (parallelizer.go) fans one batch of
+// independent pieces of work out to a few goroutines and waits for them.
+//
 // A controller's worker runs this loop (see Example):
 //
 //  1. key, shutdown := queue.Get(); stop if shutdown.

@@ -1,0 +1,28 @@
+// Package cache maps client-go's tools/cache names onto informerlab's
+// packages (indexer, deltafifo, reflector, informer), so that client-go's own
+// test files, laid over this directory by the runner one directory up,
+// compile and run against informerlab. What it adapts:
+//
+//   - names: client-go's names are aliases of informerlab's where the shapes
+//     agree (Store, Indexer, Delta, ResourceEventHandler, ...);
+//   - stop channels: client-go's Run(stopCh) and WaitForCacheSync(stopCh, ...)
+//     become a context cancelled when the channel closes;
+//   - context-free calls: client-go's ListerWatcher without a context is
+//     called from informerlab's context-aware one, the context dropped;
+//   - pop functions: client-go's PopProcessFunc takes one object (Deltas
+//     for a DeltaFIFO, a Delta for a RealFIFO) where informerlab's takes
+//     Deltas; the queues' Pop converts;
+//   - options structs: client-go's ...Options structs become informerlab's
+//     options; a field informerlab has no use for is accepted and ignored
+//     only when it changes nothing the tests check (a Name, a Logger),
+//     otherwise it is left out so that a test needing it does not compile
+//     and is in the list;
+//   - the informers' queue: INFORMERLAB_CLIENTGO_QUEUE (deltafifo, realfifo,
+//     atomic) chooses it, so that the same tests run on all three.
+//
+// Nothing here decides behaviour: every call lands in informerlab. The
+// unexported names all start with "shim" so that they never collide with
+// the helpers of client-go's test files, which share this package; the one
+// exception is the informer's concrete type, sharedIndexInformer, named as
+// client-go's because its tests assert to it.
+package cache

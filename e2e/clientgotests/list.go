@@ -1,0 +1,198 @@
+package main
+
+// list is the committed list: every test of client-go's tools/cache and
+// util/workqueue that is not run against informerlab, or runs and is
+// expected to fail, with the reason. Each group is one file, one kind and
+// one reason; names that are not tests are the helpers the tests share
+// (taken out with them because they do not compile against the shim).
+// docs/mapping.md, "client-go's own tests", explains the kinds to a learner.
+var list = groups(
+	// util/workqueue
+
+	group(wq, "delaying_queue_test.go", fakeClock,
+		"steps a fake clock given in DelayingQueueConfig.Clock and reads the queue's private waiting list (waitingForQueue); informerlab's delaying-queue tests run in synctest bubbles instead",
+		"TestSimpleQueue", "TestDeduping", "TestAddTwoFireEarly", "TestCopyShifting"),
+	group(wq, "metrics_test.go", private,
+		"builds the queue with the private newQueue or newQueueWithConfig, to shorten the metrics update period, on a fake clock; informerlab's workqueue/metrics_test.go checks the same seven metrics",
+		"TestMetricShutdown", "TestMetrics"),
+	group(wq, "rate_limiting_queue_test.go", private,
+		"assembles the private rateLimitingType and delayingType by hand and reads their private waitingForAddCh",
+		"TestRateLimitingQueue"),
+	group(wq, "queue_test.go", leftOut,
+		"plugs its own backing queue into QueueConfig.Queue to watch its Touch calls; informerlab's queue has one fixed backing FIFO, see docs/mapping.md",
+		"TestCollapse", "TestCollapseWhileProcessing", "traceQueue"),
+
+	// tools/cache
+
+	// controller_test.go: the low-level informer, the diagram's Informer box.
+	group(tc, "controller_test.go", leftOut,
+		"needs the low-level informer (Config and New, or NewInformer, NewTransformingInformer) and ResourceEventHandlerDetailedFuncs",
+		"Example", "ExampleNewInformer", "TestHammerController", "TestUpdate", "TestPanicPropagated",
+		"TestTransformingInformer", "TestTransformingInformerRace"),
+	group(tc, "controller_test.go", private,
+		"calls the private processDeltas or processDeltasInBatch (the process loop's body) with a hand-built store, and reads the queue's private logger",
+		"TestProcessDeltasInBatch", "TestReplaceEvents", "TestResetWatch",
+		"TestStoreResourceVersion", "TestStoreResourceVersionWithNonMetaTransform"),
+
+	// delta_fifo_test.go
+	group(tc, "delta_fifo_test.go", private,
+		"reads the DeltaFIFO's private items, queue or lock, directly or through the test file's helpers list, listKeys, get and getByKey; the queue's contents after each step are what informerlab's deltafifo tests check through its invariants",
+		"TestDeltaFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue", "TestDeltaFIFO_addUpdate", "TestDeltaFIFO_transformer",
+		"TestDeltaFIFO_enqueueingNoLister", "TestDeltaFIFO_enqueueingWithLister", "TestDeltaFIFO_addReplace",
+		"TestDeltaFIFO_ResyncNonExisting", "TestDeltaFIFO_Resync", "TestDeltaFIFO_DeleteExistingNonPropagated",
+		"DeltaFIFO.list", "DeltaFIFO.listLocked", "DeltaFIFO.listKeys", "DeltaFIFO.get", "DeltaFIFO.getByKey"),
+	group(tc, "delta_fifo_test.go", private,
+		"builds a DeltaFIFO literal with its private keyFunc",
+		"TestDeltaFIFO_KeyOf"),
+
+	// the_real_fifo_test.go
+	group(tc, "the_real_fifo_test.go", private,
+		"reads the RealFIFO's private items or batchSize, or calls its private getItems, addTest, replaceTest, resyncTest, bookmarkTest or keyOf",
+		"TestRealFIFO_replaceWithDeleteDeltaIn", "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue",
+		"TestRealFIFO_addUpdate", "TestRealFIFO_transformer", "TestRealFIFO_enqueueingNoLister",
+		"TestRealFIFO_enqueueingWithLister", "TestRealFIFO_addReplace", "TestRealFIFO_ResyncNonExisting",
+		"TestRealFIFO_Resync", "TestRealFIFO_DeleteExistingNonPropagated", "TestRealFIFO_PopMultipleDeltaInBatch",
+		"TestRealFIFO_PopBrokenItemsInBatch", "TestRealFIFO_ReplaceAtomic", "TestRealFIFO_ReplaceAtomicPop",
+		"TestRealFIFO_ResyncAtomic"),
+	group(tc, "the_real_fifo_test.go", private,
+		"builds a RealFIFO literal with its private keyFunc",
+		"TestRealFIFO_KeyOf"),
+
+	// fifo_test.go: the classic FIFO. Its Pop helper is used by the
+	// DeltaFIFO tests, so the file stays and its tests go.
+	group(tc, "fifo_test.go", leftOut,
+		"tests the classic FIFO, which informerlab leaves out (docs/mapping.md)",
+		"TestFIFO_basic", "TestFIFO_addUpdate", "TestFIFO_addReplace", "TestFIFO_detectLineJumpers",
+		"TestFIFO_HasSynced", "TestFIFO_PopShouldUnblockWhenClosed"),
+
+	// shared_informer_test.go
+	group(tc, "shared_informer_test.go", private,
+		"counts or looks up handlers in the informer's private processor (eventHandlerCount, isRegistered) or reads its private started flag (isStarted); informerlab shows the same through HasStarted and a registration's HasSynced and Done",
+		"eventHandlerCount", "isStarted", "isRegistered", "TestSharedInformerRemoveHandler",
+		"TestSharedInformerRemoveForeignHandler", "TestSharedInformerMultipleRegistration",
+		"TestRemovingRemovedSharedInformer", "TestStateSharedInformer", "TestRemoveWhileActive"),
+	group(tc, "shared_informer_test.go", fakeClock,
+		"steps the fake clock it sets in the informer's private clock field, and reads the private processor's listeners",
+		"TestResyncCheckPeriod", "TestSharedInformerWatchDisruption", "TestListenerResyncPeriods",
+		"TestListenerResyncPeriodsDelayed"),
+	group(tc, "shared_informer_test.go", leftOut,
+		"needs HasSyncedChecker",
+		"TestAddWhileActive"),
+	group(tc, "shared_informer_test.go", leftOut,
+		"needs AddEventHandlerWithOptions and HandlerOptions",
+		"TestEventPanics"),
+	group(tc, "shared_informer_test.go", leftOut,
+		"needs WaitFor with named DoneCheckers and HasSyncedChecker",
+		"TestShutDownEventHandler_Lifecycles"),
+
+	// store_test.go, thread_safe_store_test.go, index_test.go, listers_test.go
+	group(tc, "store_test.go", leftOut,
+		"needs the store options WithTransformer or WithStoreMetrics",
+		"TestCacheWithTransformer", "TestWithStoreMetricsDefaulting"),
+	group(tc, "store_test.go", leftOut,
+		"runs the store tests on the classic FIFO, which informerlab leaves out",
+		"TestFIFOCache"),
+	group(tc, "store_test.go", leftOut,
+		"runs the store tests on an UndeltaStore, which informerlab leaves out",
+		"TestUndeltaStore"),
+	group(tc, "store_test.go", leftOut,
+		"asserts the store to TransactionStore, whose Transaction returns *TransactionError; informerlab's Store.Transaction returns error",
+		"TestCacheTransactionShouldIndexErrors"),
+	group(tc, "thread_safe_store_test.go", private,
+		"builds the private threadSafeMap and reads its index sets",
+		"TestThreadSafeStoreDeleteRemovesEmptySetsFromIndex", "TestThreadSafeStoreAddKeepsNonEmptySetPostDeleteFromIndex",
+		"TestThreadSafeStoreIndexingFunctionsWithMultipleValues", "TestThreadSafeStoreRV"),
+
+	// wait_test.go
+	group(tc, "wait_test.go", leftOut,
+		"needs WaitFor with named DoneCheckers",
+		"TestWaitFor"),
+	group(tc, "wait_test.go", leftOut,
+		"needs SyncResult, what a SharedInformerFactory's WaitForCacheSyncWithContext returns",
+		"TestSyncResult"),
+
+	// reflector_test.go
+	group(tc, "reflector_test.go", private,
+		"builds a Reflector literal with its private fields, calls its private watch, list, handleWatch or setLastSyncResourceVersion, or reads its private listerWatcher, resyncChan, expectedType or expectedGVK",
+		"TestCloseWatchChannelOnError", "TestRunUntil", "TestReflectorResyncChan", "TestReflectorWatchStoppedBefore",
+		"TestReflectorWatchStoppedAfter", "TestReflectorHandleWatchStoppedBefore", "TestReflectorHandleWatchStoppedAfter",
+		"TestReflectorHandleWatchResultChanClosedBefore", "TestReflectorHandleWatchResultChanClosedAfter",
+		"TestReflectorWatchHandler", "TestReflectorStopWatch", "TestReflectorListAndWatchInitConnBackoff",
+		"TestBackoffOnTooManyRequests", "TestNoRelistOnTooManyRequests", "TestRetryInternalError",
+		"TestReflectorWatchListPageSize", "TestReflectorNotPaginatingNotConsistentReads", "TestReflectorListExtract",
+		"TestReflectorRespectStoreTransformer"),
+	group(tc, "reflector_test.go", private,
+		"calls the private helpers getTypeDescriptionFromObject, getExpectedGVKFromObject or isUnsupportedTableObject",
+		"TestGetTypeDescriptionFromObject", "TestGetExpectedGVKFromObject", "TestIsUnsupportedTableObject"),
+	group(tc, "reflector_test.go", leftOut,
+		"uses the classic FIFO as the Reflector's store, which informerlab leaves out",
+		"TestReflectorListAndWatch", "TestReflectorListAndWatchWithErrors", "TestReflectorReplacesStoreOnUnsafeDelete"),
+	group(tc, "reflector_test.go", leftOut,
+		"uses FakeCustomStore, client-go's test double of a Store",
+		"TestReflectorResync"),
+	group(tc, "reflector_watchlist_test.go", private,
+		"reads the Reflector's private useWatchList, expectedType or expectedGVK, or calls the private handleListWatch or newInitialEventsEndBookmarkTickerInternal",
+		"TestNewReflectorWithDisablementWatchList", "TestInitialEventsEndBookmarkTicker", "TestWatchListResourceVersion"),
+
+	// typed_test.go: client-go's generic handler and informer API.
+	wholeFile(tc, "typed_test.go", leftOut,
+		"tests client-go's typed handler and informer API (TypedResourceEventHandlerFuncs, TypedSharedIndexInformer, TypedIndexer); informerlab's handlers take any and its typed view is Lister[T] (docs/mapping.md)"),
+
+	// Whole files about parts informerlab does not have, or private ones.
+	wholeFile(tc, "heap_test.go", leftOut,
+		"tests the Heap, a priority queue informerlab leaves out (docs/mapping.md)"),
+	wholeFile(tc, "expiration_cache_test.go", leftOut,
+		"tests the ExpirationCache, which informerlab leaves out (docs/mapping.md)"),
+	wholeFile(tc, "mutation_cache_test.go", leftOut,
+		"tests the MutationCache, which informerlab leaves out (docs/mapping.md)"),
+	wholeFile(tc, "undelta_store_test.go", leftOut,
+		"tests the UndeltaStore, which informerlab leaves out (docs/mapping.md)"),
+	wholeFile(tc, "identity_test.go", leftOut,
+		"tests InformerName, client-go's process-wide registry of informer names for metrics; informerlab names an informer with WithName"),
+	wholeFile(tc, "retry_with_deadline_test.go", private,
+		"tests the unexported retryWithDeadline through NewRetryWithDeadline on a fake clock; informerlab's reflector/internal_error_test.go checks the same window rule"),
+	wholeFile(tc, "reflector_data_consistency_detector_test.go", private,
+		"builds the queue with the private newQueueFIFO and checks the data consistency detector, which informerlab does not have"),
+	wholeFile(tc, "event_handler_name_test.go", private,
+		"calls the private nameForHandler"),
+	wholeFile(tc, "listwatch_test.go", private,
+		"reads the private unSupportedWatchListSemantics of ToListWatcherWithWatchListSemantics"),
+	wholeFile(tc, "mutation_detector_test.go", private,
+		"builds the private defaultCacheMutationDetector and reads its private fields; informerlab's informer/mutation_detector_test.go checks its detector"),
+
+	// Expected failures: deliberate differences, each explained in the docs.
+	group(tc, "delta_fifo_test.go", differs,
+		"a bare DeltaFIFO relist queues Replaced where client-go's default (EmitDeltaTypeReplaced false) queues Sync; informerlab always emits Replaced, as every client-go informer asks (docs/deltafifo.md, \"Relists always emit Replaced\")",
+		"TestDeltaFIFO_replaceWithDeleteDeltaIn", "TestDeltaFIFO_ReplaceMakesDeletions", "TestDeltaFIFO_HasSyncedCorrectOnDeletion"),
+	group(tc, "reflector_test.go", differs,
+		"a MinWatchTimeout under five minutes is honoured, not raised to client-go's minimum (docs/reflector.md, differences)",
+		"TestWatchTimeout"),
+	group(tc, "reflector_test.go", differs,
+		"the store has no optional UpdateResourceVersion interface (docs/reflector.md, differences)",
+		"TestReflectorResourceVersionUpdate"),
+	group(tc, "reflector_watchlist_test.go", differs,
+		"a streaming list cut before its end bookmark falls back to a list, where client-go opens a second streaming list (docs/reflector.md, differences)",
+		"TestWatchList"),
+)
+
+// group makes the entries of one file that share a kind and a reason.
+func group(suite, file string, k kind, reason string, names ...string) []entry {
+	out := make([]entry, len(names))
+	for i, n := range names {
+		out[i] = entry{Suite: suite, File: file, Name: n, Kind: k, Reason: reason}
+	}
+	return out
+}
+
+// wholeFile takes out every test and helper of a file.
+func wholeFile(suite, file string, k kind, reason string) []entry {
+	return []entry{{Suite: suite, File: file, Kind: k, Reason: reason}}
+}
+
+func groups(gs ...[]entry) expectations {
+	var out expectations
+	for _, g := range gs {
+		out = append(out, g...)
+	}
+	return out
+}

@@ -1,0 +1,5 @@
+package suite
+
+import "testing"
+
+func TestInListedFile(t *testing.T) {}

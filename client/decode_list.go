@@ -12,7 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/informerlab/informerlab/internal/kubejson"
 )
 
 // listDecoder reads a list response as a stream: the items are decoded one at a
@@ -171,7 +172,7 @@ func (d listDecoder) item(raw json.RawMessage, gvk schema.GroupVersionKind, i in
 		obj = typed
 	} else {
 		var m map[string]any
-		if err := utiljson.Unmarshal(raw, &m); err != nil {
+		if err := kubejson.Unmarshal(raw, &m); err != nil {
 			return nil, fmt.Errorf("list response: item %d: decoding %v: %w", i, gvk, err)
 		}
 		if m == nil {
@@ -200,7 +201,7 @@ func (d listDecoder) assemble(head typeHead, metadata json.RawMessage, itemGVK s
 	listGVK := itemGVK.GroupVersion().WithKind(head.Kind)
 	var listMeta metav1.ListMeta
 	if len(metadata) > 0 && string(metadata) != "null" {
-		if err := json.Unmarshal(metadata, &listMeta); err != nil {
+		if err := kubejson.Unmarshal(metadata, &listMeta); err != nil {
 			return nil, fmt.Errorf("decoding %v metadata: %w", listGVK, err)
 		}
 	}

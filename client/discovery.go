@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/internal/kubejson"
 )
 
 // Discovery: what a server serves, before asking it for any resource.
@@ -101,10 +102,10 @@ func (c *Client) discover(ctx context.Context, path, kind string, out any) error
 	c.logger.Debug("client: request", "verb", "discovery", "method", http.MethodGet, "url", redactURL(u.String()), "status", resp.StatusCode)
 
 	var head metav1.TypeMeta
-	isJSON := json.Unmarshal(body, &head) == nil
+	isJSON := kubejson.Unmarshal(body, &head) == nil
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		var st metav1.Status
-		if isJSON && head.Kind == "Status" && json.Unmarshal(body, &st) == nil {
+		if isJSON && head.Kind == "Status" && kubejson.Unmarshal(body, &st) == nil {
 			if st.Code == 0 {
 				st.Code = int32(resp.StatusCode)
 			}
@@ -125,7 +126,7 @@ func (c *Client) discover(ctx context.Context, path, kind string, out any) error
 		}
 		return fmt.Errorf("%w: GET %s answered %d with %s, not %s: %s", ErrNotAPIServer, redactURL(u.String()), resp.StatusCode, got, kind, snippet(body))
 	}
-	if err := json.Unmarshal(body, out); err != nil {
+	if err := kubejson.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("%w: GET %s: malformed %s: %w", ErrNotAPIServer, redactURL(u.String()), kind, err)
 	}
 	return nil

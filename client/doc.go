@@ -23,7 +23,8 @@
 //     (Content-Type: application/json; a patch sends its own media type, normally
 //     application/merge-patch+json).
 //  4. Responses decode into the Go type the scheme registers for their kind, else into
-//     unstructured objects. List items carry no kind or apiVersion on the wire, so each
+//     unstructured objects, case-sensitively as the API server decodes them
+//     (internal/kubejson). List items carry no kind or apiVersion on the wire, so each
 //     item gets the list's apiVersion and the list's kind without "List".
 //  5. A non-2xx response becomes an *apierrors.StatusError: the server's own
 //     metav1.Status if the body is one, else a generic one built from the status code.
@@ -62,6 +63,10 @@
 //   - Only a GET follows a redirect, and only within the server's scheme, host and
 //     port: a redirected write is an error, never a silent no-op, and credentials
 //     never leave their server.
+//   - Every object, list, watch event, error Status and discovery document is read
+//     as the API server reads it: a key matches a field only in its own case
+//     ({"replicas":1000,"Replicas":1} is 1000), a key given twice keeps its last
+//     value, and an object that gives its kind or apiVersion twice is refused.
 //   - A list is decoded as a stream, item by item, and checked like a watch: of the
 //     resource's group and version, every item of the list's kind.
 //     Config.MaxResponseBytes caps a response body.

@@ -33,9 +33,14 @@ type Client struct {
 	timeout   time.Duration // Config.Timeout, with the default applied; < 0: none
 	maxBytes  int64         // Config.MaxResponseBytes; 0: no cap
 
-	// kinds maps a schema.GroupVersionResource to the kind its list responses named,
-	// so a later watch on that resource can reject objects of any other kind.
+	// kinds maps a schema.GroupVersionResource to the kind discovery says it
+	// holds, or to "" once discovery has answered without one (resource_kind.go).
+	// Only discovery fills it, never a list or watch answer.
 	kinds sync.Map
+	// listed maps a schema.GroupVersionResource to the item kind of its last
+	// list accepted: what a watch expects when kinds and the scheme do not say.
+	// Every list replaces it, and no list is checked against it.
+	listed sync.Map
 }
 
 // New returns a Client for cfg. Objects whose kind is registered in scheme are decoded
@@ -111,19 +116,6 @@ func (r *ResourceClient) Namespace(ns string) *ResourceClient {
 	scoped := *r
 	scoped.namespace = ns
 	return &scoped
-}
-
-// learnKind records the kind this resource's objects have, as a list response said.
-func (r *ResourceClient) learnKind(kind string) {
-	r.client.kinds.Store(r.gvr, kind)
-}
-
-// knownKind returns the kind learnt for this resource, or "".
-func (r *ResourceClient) knownKind() string {
-	if k, ok := r.client.kinds.Load(r.gvr); ok {
-		return k.(string)
-	}
-	return ""
 }
 
 // request is one API call, before it becomes an *http.Request.

@@ -77,8 +77,14 @@ func (c *Client) ServerResourcesForGroupVersion(ctx context.Context, gv schema.G
 }
 
 // discover GETs a discovery document at path (below the server URL's own
-// path) and decodes it into out, which must be of kind.
+// path) and decodes it into out, which must be of kind. Config.Timeout bounds
+// it as it bounds any request.
 func (c *Client) discover(ctx context.Context, path, kind string, out any) error {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
 	u := *c.base
 	u.Path = strings.TrimSuffix(c.base.Path, "/") + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)

@@ -68,7 +68,10 @@
 //     ({"replicas":1000,"Replicas":1} is 1000), a key given twice keeps its last
 //     value, and an object that gives its kind or apiVersion twice is refused.
 //   - A list is decoded as a stream, item by item, and checked like a watch: of the
-//     resource's group and version, every item of the list's kind.
+//     resource's group and version, of the resource's kind (from the scheme, else
+//     from discovery, asked once; never from an earlier answer, so a wrong answer
+//     is refused without making the right ones after it fail), every item of the
+//     list's kind.
 //     Config.MaxResponseBytes caps a response body.
 //   - Config prints and logs with its secrets redacted; no log line or error shows a
 //     server URL's userinfo.
@@ -94,9 +97,11 @@
 //     never answered: a 429 or 5xx with Retry-After to GET, PUT or DELETE (client-go
 //     also re-sends POST and PATCH), and a GET whose connection broke (EOF, reset)
 //     one second later. A refused connection is returned at once.
-//   - The watch decoder rejects an object of another kind than the resource's list
-//     returned (or than the stream's first object); client-go's reflector skips such
-//     objects with a log line instead (rest/watch.StreamWatcher, tools/cache/reflector.go).
+//   - The watch decoder rejects an object of another kind than the resource's (or,
+//     where the scheme and discovery do not say, than its last list's, else the
+//     stream's first object's); client-go's reflector skips such objects with a log
+//     line instead (rest/watch.StreamWatcher, tools/cache/reflector.go). Lists are
+//     checked against the resource's kind too; client-go takes them as they come.
 //
 // # Read next
 //

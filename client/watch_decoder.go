@@ -46,7 +46,7 @@ type eventDecoder struct {
 	maxBytes int
 	gv       schema.GroupVersion // the watched resource's group and version
 	scheme   *runtime.Scheme     // typed decoding for known kinds; nil = unstructured only
-	kind     string              // the expected kind: learnt from a list, else the first object's
+	kind     string              // the expected kind: the resource's (resource_kind.go), else the first object's
 	line     []byte              // reused line buffer
 }
 

@@ -26,7 +26,7 @@ import (
 type Client struct {
 	base      *url.URL
 	http      *http.Client
-	token     string
+	token     *string // the bearer token, or nil: behind a pointer, so that fmt shows an address (redact.go)
 	userAgent string
 	scheme    *runtime.Scheme
 	logger    *slog.Logger
@@ -78,10 +78,13 @@ func New(cfg *Config, scheme *runtime.Scheme) (*Client, error) {
 		http:      &http.Client{Transport: tr, CheckRedirect: checkRedirect},
 		timeout:   timeout,
 		maxBytes:  cfg.MaxResponseBytes,
-		token:     cfg.BearerToken,
 		userAgent: cfg.UserAgent,
 		scheme:    scheme,
 		logger:    cfg.Logger,
+	}
+	if cfg.BearerToken != "" {
+		token := cfg.BearerToken
+		c.token = &token
 	}
 	if c.userAgent == "" {
 		c.userAgent = "informerlab-client"
@@ -240,8 +243,8 @@ func (r *ResourceClient) attempt(ctx context.Context, req *request, target strin
 	if req.contentType != "" {
 		hreq.Header.Set("Content-Type", req.contentType)
 	}
-	if c.token != "" {
-		hreq.Header.Set("Authorization", "Bearer "+c.token)
+	if c.token != nil {
+		hreq.Header.Set("Authorization", "Bearer "+*c.token)
 	}
 
 	start := time.Now()
@@ -254,6 +257,7 @@ func (r *ResourceClient) attempt(ctx context.Context, req *request, target strin
 		if errors.As(context.Cause(ctx), &expired) {
 			err = expired
 		}
+		err = redactError(err)
 		release()
 		c.logger.Debug("client: request failed", "verb", req.verb, "method", req.method, "url", redactURL(target), "err", err)
 		return nil, err

@@ -93,12 +93,12 @@ func (c *Client) discover(ctx context.Context, path, kind string, out any) error
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
+	if c.token != nil {
+		req.Header.Set("Authorization", "Bearer "+*c.token)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("client: discovery %s: %w", path, err)
+		return fmt.Errorf("client: discovery %s: %w", path, redactError(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxWatchEventBytes))

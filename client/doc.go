@@ -73,8 +73,10 @@
 //     is refused without making the right ones after it fail), every item of the
 //     list's kind.
 //     Config.MaxResponseBytes caps a response body.
-//   - Config prints and logs with its secrets redacted; no log line or error shows a
-//     server URL's userinfo.
+//   - Config and *Client print (with every fmt verb) and log with their secrets
+//     redacted; no log line or error shows a server URL's userinfo, whatever its
+//     form ('/', '?', '#', '@' unescaped in a password, a token as the user name, a
+//     URL that does not parse).
 //   - Clients with the same TLS and health-check settings share one transport.
 //     Config.WrapTransport wraps it for one client (to count or time its requests)
 //     without leaving that sharing.

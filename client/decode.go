@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -121,7 +120,7 @@ func (r *ResourceClient) encodeObject(obj runtime.Object) ([]byte, error) {
 // metav1.Status when the body is one, else a generic error built from the status code,
 // so apierrors.IsNotFound, IsConflict, IsGone, IsTooManyRequests, ... work either way.
 func (r *ResourceClient) statusError(resp *http.Response, body []byte, req *request) error {
-	retryAfter, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+	retryAfter := retryAfterSeconds(resp)
 
 	var st metav1.Status
 	if err := kubejson.Unmarshal(body, &st); err == nil && st.Kind == "Status" {

@@ -59,7 +59,8 @@
 //     sent twice. See retry.go.
 //   - No request waits forever: Config.Timeout (60 s by default) bounds every request
 //     but a watch until its body is read, and a watch until its headers arrive.
-//     Retry-After is obeyed up to 30 s.
+//     Retry-After is obeyed up to 30 s, in seconds or as an HTTP-date; no figure
+//     wraps into a negative wait, and a malformed one is no request to retry.
 //   - Only a GET follows a redirect, and only within the server's scheme, host and
 //     port: a redirected write is an error, never a silent no-op, and credentials
 //     never leave their server.

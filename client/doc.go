@@ -58,7 +58,8 @@
 //     updates and deletes; then its last answer is returned. A create or patch is never
 //     sent twice. See retry.go.
 //   - No request waits forever: Config.Timeout (60 s by default) bounds every request
-//     but a watch until its body is read, and a watch until its headers arrive.
+//     but a watch (discovery included) until its body is read, and a watch until
+//     its headers arrive.
 //     Retry-After is obeyed up to 30 s, in seconds or as an HTTP-date; no figure
 //     wraps into a negative wait, and a malformed one is no request to retry.
 //   - Only a GET follows a redirect, and only within the server's scheme, host and
@@ -71,9 +72,8 @@
 //   - A list is decoded as a stream, item by item, and checked like a watch: of the
 //     resource's group and version, of the resource's kind (from the scheme, else
 //     from discovery, asked once; never from an earlier answer, so a wrong answer
-//     is refused without making the right ones after it fail), every item of the
-//     list's kind.
-//     Config.MaxResponseBytes caps a response body.
+//     is refused without making the right ones after it fail), and every item of
+//     the list's kind. Config.MaxResponseBytes caps a response body.
 //   - Config and *Client print (with every fmt verb) and log with their secrets
 //     redacted; no log line or error shows a server URL's userinfo, whatever its
 //     form ('/', '?', '#', '@' unescaped in a password, a token as the user name, a

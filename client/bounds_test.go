@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/informerlab/informerlab/client"
@@ -184,6 +185,23 @@ func TestRequestsWithNoAnswerTimeOut(t *testing.T) {
 			})
 		})
 	}
+}
+
+// Discovery is held to Config.Timeout too: a list without a scheme asks it
+// which kind the resource holds, and a server that takes the list and then
+// never answers discovery must not hold the list forever.
+// Diagram: step 1. client-go: none by default (rest.Config.Timeout is zero).
+func TestDiscoveryWithNoAnswerTimesOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newClient(t, client.Config{Server: "http://in-process.test"})
+		client.SetRoundTripper(c, blockUntilCancelled)
+		began := time.Now()
+
+		_, err := c.ServerResourcesForGroupVersion(t.Context(), schema.GroupVersion{Version: "v1"})
+
+		require.Error(t, err)
+		assert.Equal(t, client.DefaultTimeout, time.Since(began))
+	})
 }
 
 // The Timeout covers reading the body too: a list whose answer starts and

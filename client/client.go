@@ -26,16 +26,21 @@ import (
 type Client struct {
 	base      *url.URL
 	http      *http.Client
-	token     string
+	token     *string // the bearer token, or nil: behind a pointer, so that fmt shows an address (redact.go)
 	userAgent string
 	scheme    *runtime.Scheme
 	logger    *slog.Logger
 	timeout   time.Duration // Config.Timeout, with the default applied; < 0: none
 	maxBytes  int64         // Config.MaxResponseBytes; 0: no cap
 
-	// kinds maps a schema.GroupVersionResource to the kind its list responses named,
-	// so a later watch on that resource can reject objects of any other kind.
+	// kinds maps a schema.GroupVersionResource to the kind discovery says it
+	// holds, or to "" once discovery has answered without one (resource_kind.go).
+	// Only discovery fills it, never a list or watch answer.
 	kinds sync.Map
+	// listed maps a schema.GroupVersionResource to the item kind of its last
+	// list accepted: what a watch expects when kinds and the scheme do not say.
+	// Every list replaces it, and no list is checked against it.
+	listed sync.Map
 }
 
 // New returns a Client for cfg. Objects whose kind is registered in scheme are decoded
@@ -73,10 +78,13 @@ func New(cfg *Config, scheme *runtime.Scheme) (*Client, error) {
 		http:      &http.Client{Transport: tr, CheckRedirect: checkRedirect},
 		timeout:   timeout,
 		maxBytes:  cfg.MaxResponseBytes,
-		token:     cfg.BearerToken,
 		userAgent: cfg.UserAgent,
 		scheme:    scheme,
 		logger:    cfg.Logger,
+	}
+	if cfg.BearerToken != "" {
+		token := cfg.BearerToken
+		c.token = &token
 	}
 	if c.userAgent == "" {
 		c.userAgent = "informerlab-client"
@@ -111,19 +119,6 @@ func (r *ResourceClient) Namespace(ns string) *ResourceClient {
 	scoped := *r
 	scoped.namespace = ns
 	return &scoped
-}
-
-// learnKind records the kind this resource's objects have, as a list response said.
-func (r *ResourceClient) learnKind(kind string) {
-	r.client.kinds.Store(r.gvr, kind)
-}
-
-// knownKind returns the kind learnt for this resource, or "".
-func (r *ResourceClient) knownKind() string {
-	if k, ok := r.client.kinds.Load(r.gvr); ok {
-		return k.(string)
-	}
-	return ""
 }
 
 // request is one API call, before it becomes an *http.Request.
@@ -248,8 +243,8 @@ func (r *ResourceClient) attempt(ctx context.Context, req *request, target strin
 	if req.contentType != "" {
 		hreq.Header.Set("Content-Type", req.contentType)
 	}
-	if c.token != "" {
-		hreq.Header.Set("Authorization", "Bearer "+c.token)
+	if c.token != nil {
+		hreq.Header.Set("Authorization", "Bearer "+*c.token)
 	}
 
 	start := time.Now()
@@ -262,6 +257,7 @@ func (r *ResourceClient) attempt(ctx context.Context, req *request, target strin
 		if errors.As(context.Cause(ctx), &expired) {
 			err = expired
 		}
+		err = redactError(err)
 		release()
 		c.logger.Debug("client: request failed", "verb", req.verb, "method", req.method, "url", redactURL(target), "err", err)
 		return nil, err

@@ -141,13 +141,24 @@ func (c *Config) serverURL() (*url.URL, error) {
 	if !strings.Contains(c.Server, "://") {
 		return nil, fmt.Errorf("client: server URL %q: scheme must be http or https (e.g. https://127.0.0.1:6443)", shown)
 	}
+	hasUserinfo := shown != c.Server
 	u, err := url.Parse(c.Server)
+	if err != nil && hasUserinfo {
+		// The parser's message quotes the part it choked on, which may be a
+		// piece of the password (`invalid port ":pa" after host`).
+		return nil, fmt.Errorf("client: server URL %q does not parse; %s", shown, escapeHint)
+	}
 	if err != nil {
-		var ue *url.Error // its message repeats the whole URL, password and all
+		var ue *url.Error // its message repeats the whole URL
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
 		return nil, fmt.Errorf("client: server URL %q: %w", shown, err)
+	}
+	if strings.Contains(u.Path, "@") {
+		// Only a password with an unescaped '/' makes https://admin:1234/5678@host
+		// valid: as host "admin", port 1234, path "/5678@host".
+		return nil, fmt.Errorf("client: server URL %q has an '@' in its path; %s", shown, escapeHint)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("client: server URL %q: scheme must be http or https", shown)
@@ -156,12 +167,18 @@ func (c *Config) serverURL() (*url.URL, error) {
 		return nil, fmt.Errorf("client: server URL %q has no host", shown)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
+		if hasUserinfo {
+			return nil, fmt.Errorf("client: server URL %q must not have a query or fragment; %s", shown, escapeHint)
+		}
 		return nil, fmt.Errorf("client: server URL %q must not have a query or fragment", shown)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""
 	return u, nil
 }
+
+// escapeHint says how to write a password that breaks a URL apart.
+const escapeHint = "a '/', '?', '#', '@' or space in a user name or password must be percent-encoded (%2F, %3F, %23, %40, %20)"
 
 // tlsConfig turns the PEM material into a *tls.Config. It refuses combinations that
 // would silently weaken verification.

@@ -2,9 +2,9 @@ package client
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,12 +12,37 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/informerlab/informerlab/internal/kubejson"
 )
+
+// Every object the client reads is decoded as the API server decodes it
+// (kubejson.Unmarshal): a key matches a field only in its own case, so
+// {"data":...,"Data":...} is read as the "data" the server stored, and a key
+// given twice keeps its last value, as on the server. Only an object's kind
+// and apiVersion may not be given twice (readTypeHead): they decide what the
+// object is checked and decoded as.
 
 // typeHead is the part of every API object that says what it is.
 type typeHead struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+}
+
+// readTypeHead reads the kind and apiVersion of the JSON object data. An object
+// that gives either twice is refused: which of the two it "is" would depend on
+// the reader.
+func readTypeHead(data []byte) (typeHead, error) {
+	var head typeHead
+	dups, err := kjson.UnmarshalStrict(data, &head, kjson.DisallowDuplicateFields)
+	if err != nil {
+		return typeHead{}, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if len(dups) > 0 {
+		return typeHead{}, fmt.Errorf("%w (an object names its kind and apiVersion once)", errors.Join(dups...))
+	}
+	return head, nil
 }
 
 func (h typeHead) gvk() (schema.GroupVersionKind, error) {
@@ -32,9 +57,9 @@ func (h typeHead) gvk() (schema.GroupVersionKind, error) {
 // of get, create, update and patch): typed if the scheme knows the kind, else
 // unstructured.
 func (c *Client) decodeObject(data []byte) (runtime.Object, error) {
-	var head typeHead
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("client: response is not a JSON object: %w", err)
+	head, err := readTypeHead(data)
+	if err != nil {
+		return nil, fmt.Errorf("client: response: %w", err)
 	}
 	if head.Kind == "" || head.APIVersion == "" {
 		return nil, fmt.Errorf("client: response object has no kind or apiVersion")
@@ -54,7 +79,7 @@ func decodeAs(scheme *runtime.Scheme, data []byte, gvk schema.GroupVersionKind) 
 		if err != nil {
 			return nil, fmt.Errorf("client: %v: %w", gvk, err)
 		}
-		if err := json.Unmarshal(data, obj); err != nil {
+		if err := kubejson.Unmarshal(data, obj); err != nil {
 			return nil, fmt.Errorf("client: decoding %v: %w", gvk, err)
 		}
 		return obj, nil
@@ -95,10 +120,10 @@ func (r *ResourceClient) encodeObject(obj runtime.Object) ([]byte, error) {
 // metav1.Status when the body is one, else a generic error built from the status code,
 // so apierrors.IsNotFound, IsConflict, IsGone, IsTooManyRequests, ... work either way.
 func (r *ResourceClient) statusError(resp *http.Response, body []byte, req *request) error {
-	retryAfter, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+	retryAfter := retryAfterSeconds(resp)
 
 	var st metav1.Status
-	if err := json.Unmarshal(body, &st); err == nil && st.Kind == "Status" {
+	if err := kubejson.Unmarshal(body, &st); err == nil && st.Kind == "Status" {
 		if st.Code == 0 {
 			st.Code = int32(resp.StatusCode)
 		}

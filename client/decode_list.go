@@ -12,7 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/informerlab/informerlab/internal/kubejson"
 )
 
 // listDecoder reads a list response as a stream: the items are decoded one at a
@@ -22,13 +23,15 @@ import (
 //
 // It also checks what the list claims to be against what was asked for: the
 // list's apiVersion must be the resource's group and version, its kind the
-// one this resource's lists had before (if any), and every item that names its
-// kind must name the list's item kind. A list that says ConfigMapList and
-// carries a Secret is refused, not cached.
+// resource's kind with "List" (when the client knows it: resource_kind.go), and
+// every item that names its kind must name the list's item kind. A list that
+// says ConfigMapList and carries a Secret is refused, not cached, and so is a
+// list that gives its kind, apiVersion, metadata or items twice.
 type listDecoder struct {
-	scheme *runtime.Scheme
-	gv     schema.GroupVersion // the resource's group and version
-	known  string              // the item kind learnt from earlier lists, or ""
+	scheme   *runtime.Scheme
+	gv       schema.GroupVersion // the resource's group and version
+	resource string              // the resource, for messages
+	want     string              // the resource's kind, or "" if unknown
 }
 
 // decode reads one list from body.
@@ -44,6 +47,7 @@ func (d listDecoder) decode(body io.Reader) (runtime.Object, error) {
 		items    []runtime.Object
 		early    []json.RawMessage // items that came before kind and apiVersion
 	)
+	seen := map[string]bool{}
 	ready := func() error {
 		if itemGVK.Kind != "" || head.Kind == "" || head.APIVersion == "" {
 			return nil
@@ -56,6 +60,13 @@ func (d listDecoder) decode(body io.Reader) (runtime.Object, error) {
 		key, err := dec.Token()
 		if err != nil {
 			return nil, fmt.Errorf("list response: %w", err)
+		}
+		switch key {
+		case "kind", "apiVersion", "metadata", "items":
+			if seen[key.(string)] {
+				return nil, fmt.Errorf("list response gives %q twice", key)
+			}
+			seen[key.(string)] = true
 		}
 		switch key {
 		case "kind":
@@ -125,11 +136,19 @@ func (d listDecoder) itemKind(head typeHead) (schema.GroupVersionKind, error) {
 	if listGVK.GroupVersion() != d.gv {
 		return schema.GroupVersionKind{}, fmt.Errorf("list response is a %s %s, not of the resource's group and version %q", head.APIVersion, head.Kind, d.gv.String())
 	}
-	kind := strings.TrimSuffix(head.Kind, "List")
-	if d.known != "" && kind != d.known {
-		return schema.GroupVersionKind{}, fmt.Errorf("list response is a %s, but this resource's lists hold %s", head.Kind, d.known)
+	if err := d.checkKind(head.Kind, d.want); err != nil {
+		return schema.GroupVersionKind{}, err
 	}
-	return d.gv.WithKind(kind), nil
+	return d.gv.WithKind(strings.TrimSuffix(head.Kind, "List")), nil
+}
+
+// checkKind refuses a list of kind listKind for a resource that holds want
+// ("" if unknown: anything goes).
+func (d listDecoder) checkKind(listKind, want string) error {
+	if want != "" && listKind != want+"List" {
+		return fmt.Errorf("list response is a %s, but %s holds %s (a %sList)", listKind, d.resource, want, want)
+	}
+	return nil
 }
 
 // eachItem calls f with each element of the items array, or not at all for null.
@@ -171,7 +190,7 @@ func (d listDecoder) item(raw json.RawMessage, gvk schema.GroupVersionKind, i in
 		obj = typed
 	} else {
 		var m map[string]any
-		if err := utiljson.Unmarshal(raw, &m); err != nil {
+		if err := kubejson.Unmarshal(raw, &m); err != nil {
 			return nil, fmt.Errorf("list response: item %d: decoding %v: %w", i, gvk, err)
 		}
 		if m == nil {
@@ -200,7 +219,7 @@ func (d listDecoder) assemble(head typeHead, metadata json.RawMessage, itemGVK s
 	listGVK := itemGVK.GroupVersion().WithKind(head.Kind)
 	var listMeta metav1.ListMeta
 	if len(metadata) > 0 && string(metadata) != "null" {
-		if err := json.Unmarshal(metadata, &listMeta); err != nil {
+		if err := kubejson.Unmarshal(metadata, &listMeta); err != nil {
 			return nil, fmt.Errorf("decoding %v metadata: %w", listGVK, err)
 		}
 	}

@@ -53,22 +53,6 @@ func TestListItemsMustBeOfTheListsKind(t *testing.T) {
 	}
 }
 
-// Once a resource's lists have said what they hold, a later list of another
-// kind for the same resource is refused: the resource did not change kind.
-// Diagram: step 1. client-go: none.
-func TestAListOfAnotherKindThanBeforeIsRefused(t *testing.T) {
-	body := `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]}`
-	c := serveOnce(t, 200, "application/json", body, nil)
-	_, err := c.Resource(configMaps).List(context.Background(), metav1.ListOptions{})
-	require.NoError(t, err)
-	client.ServeInProcess(c, answer(`{"kind":"SecretList","apiVersion":"v1","metadata":{"resourceVersion":"6"},"items":[]}`))
-
-	_, err = c.Resource(configMaps).List(context.Background(), metav1.ListOptions{})
-
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "list response is a SecretList, but this resource's lists hold ConfigMap")
-}
-
 // The list is read as a stream, and what a server may send in any order still
 // decodes: items before the kind, unknown top-level fields, a null items.
 // Diagram: step 1. client-go: rest.Result.Into.

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informerlab/informerlab/internal/kubejson"
 )
 
 // Discovery: what a server serves, before asking it for any resource.
@@ -76,8 +77,14 @@ func (c *Client) ServerResourcesForGroupVersion(ctx context.Context, gv schema.G
 }
 
 // discover GETs a discovery document at path (below the server URL's own
-// path) and decodes it into out, which must be of kind.
+// path) and decodes it into out, which must be of kind. Config.Timeout bounds
+// it as it bounds any request.
 func (c *Client) discover(ctx context.Context, path, kind string, out any) error {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
 	u := *c.base
 	u.Path = strings.TrimSuffix(c.base.Path, "/") + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -86,12 +93,12 @@ func (c *Client) discover(ctx context.Context, path, kind string, out any) error
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
+	if c.token != nil {
+		req.Header.Set("Authorization", "Bearer "+*c.token)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("client: discovery %s: %w", path, err)
+		return fmt.Errorf("client: discovery %s: %w", path, redactError(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxWatchEventBytes))
@@ -101,10 +108,10 @@ func (c *Client) discover(ctx context.Context, path, kind string, out any) error
 	c.logger.Debug("client: request", "verb", "discovery", "method", http.MethodGet, "url", redactURL(u.String()), "status", resp.StatusCode)
 
 	var head metav1.TypeMeta
-	isJSON := json.Unmarshal(body, &head) == nil
+	isJSON := kubejson.Unmarshal(body, &head) == nil
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		var st metav1.Status
-		if isJSON && head.Kind == "Status" && json.Unmarshal(body, &st) == nil {
+		if isJSON && head.Kind == "Status" && kubejson.Unmarshal(body, &st) == nil {
 			if st.Code == 0 {
 				st.Code = int32(resp.StatusCode)
 			}
@@ -125,7 +132,7 @@ func (c *Client) discover(ctx context.Context, path, kind string, out any) error
 		}
 		return fmt.Errorf("%w: GET %s answered %d with %s, not %s: %s", ErrNotAPIServer, redactURL(u.String()), resp.StatusCode, got, kind, snippet(body))
 	}
-	if err := json.Unmarshal(body, out); err != nil {
+	if err := kubejson.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("%w: GET %s: malformed %s: %w", ErrNotAPIServer, redactURL(u.String()), kind, err)
 	}
 	return nil

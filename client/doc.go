@@ -23,7 +23,8 @@
 //     (Content-Type: application/json; a patch sends its own media type, normally
 //     application/merge-patch+json).
 //  4. Responses decode into the Go type the scheme registers for their kind, else into
-//     unstructured objects. List items carry no kind or apiVersion on the wire, so each
+//     unstructured objects, case-sensitively as the API server decodes them
+//     (internal/kubejson). List items carry no kind or apiVersion on the wire, so each
 //     item gets the list's apiVersion and the list's kind without "List".
 //  5. A non-2xx response becomes an *apierrors.StatusError: the server's own
 //     metav1.Status if the body is one, else a generic one built from the status code.
@@ -57,16 +58,26 @@
 //     updates and deletes; then its last answer is returned. A create or patch is never
 //     sent twice. See retry.go.
 //   - No request waits forever: Config.Timeout (60 s by default) bounds every request
-//     but a watch until its body is read, and a watch until its headers arrive.
-//     Retry-After is obeyed up to 30 s.
+//     but a watch (discovery included) until its body is read, and a watch until
+//     its headers arrive.
+//     Retry-After is obeyed up to 30 s, in seconds or as an HTTP-date; no figure
+//     wraps into a negative wait, and a malformed one is no request to retry.
 //   - Only a GET follows a redirect, and only within the server's scheme, host and
 //     port: a redirected write is an error, never a silent no-op, and credentials
 //     never leave their server.
+//   - Every object, list, watch event, error Status and discovery document is read
+//     as the API server reads it: a key matches a field only in its own case
+//     ({"replicas":1000,"Replicas":1} is 1000), a key given twice keeps its last
+//     value, and an object that gives its kind or apiVersion twice is refused.
 //   - A list is decoded as a stream, item by item, and checked like a watch: of the
-//     resource's group and version, every item of the list's kind.
-//     Config.MaxResponseBytes caps a response body.
-//   - Config prints and logs with its secrets redacted; no log line or error shows a
-//     server URL's userinfo.
+//     resource's group and version, of the resource's kind (from the scheme, else
+//     from discovery, asked once; never from an earlier answer, so a wrong answer
+//     is refused without making the right ones after it fail), and every item of
+//     the list's kind. Config.MaxResponseBytes caps a response body.
+//   - Config and *Client print (with every fmt verb) and log with their secrets
+//     redacted; no log line or error shows a server URL's userinfo, whatever its
+//     form ('/', '?', '#', '@' unescaped in a password, a token as the user name, a
+//     URL that does not parse).
 //   - Clients with the same TLS and health-check settings share one transport.
 //     Config.WrapTransport wraps it for one client (to count or time its requests)
 //     without leaving that sharing.
@@ -89,9 +100,11 @@
 //     never answered: a 429 or 5xx with Retry-After to GET, PUT or DELETE (client-go
 //     also re-sends POST and PATCH), and a GET whose connection broke (EOF, reset)
 //     one second later. A refused connection is returned at once.
-//   - The watch decoder rejects an object of another kind than the resource's list
-//     returned (or than the stream's first object); client-go's reflector skips such
-//     objects with a log line instead (rest/watch.StreamWatcher, tools/cache/reflector.go).
+//   - The watch decoder rejects an object of another kind than the resource's (or,
+//     where the scheme and discovery do not say, than its last list's, else the
+//     stream's first object's); client-go's reflector skips such objects with a log
+//     line instead (rest/watch.StreamWatcher, tools/cache/reflector.go). Lists are
+//     checked against the resource's kind too; client-go takes them as they come.
 //
 // # Read next
 //

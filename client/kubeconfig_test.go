@@ -86,14 +86,15 @@ users:
 	return p
 }
 
-// listVia loads the kubeconfig and lists configmaps with it.
+// listVia loads the kubeconfig and lists configmaps with it: typed, so that
+// the list is the only request (the scheme says what configmaps holds).
 func listVia(t *testing.T, path string) error {
 	t.Helper()
 	cfg, err := client.LoadKubeconfig(path)
 	if err != nil {
 		return err
 	}
-	c, err := client.New(cfg, nil)
+	c, err := client.New(cfg, newScheme())
 	if err != nil {
 		return err
 	}
@@ -242,9 +243,9 @@ func TestKubeconfigErrorsNameWhatIsMissing(t *testing.T) {
 // (a proxy in front of the API) is kept.
 // Diagram: step 1. client-go: rest.Config.Host.
 func TestConfigFromURLChecksTheURL(t *testing.T) {
-	var gotPath string
+	var gotPaths []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotPath = r.URL.Path
+		gotPaths = append(gotPaths, r.URL.Path)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[]}`))
 	}))
@@ -261,7 +262,8 @@ func TestConfigFromURLChecksTheURL(t *testing.T) {
 	_, nilCfg := client.New(nil, nil)
 
 	assert.NoError(t, listErr)
-	assert.Equal(t, "/k8s/clusters/c1/api/v1/namespaces/ns/configmaps", gotPath)
+	assert.Equal(t, []string{"/k8s/clusters/c1/api/v1/namespaces/ns/configmaps", "/k8s/clusters/c1/api/v1"}, gotPaths,
+		"the list, then discovery of the resource's kind, both under the prefix")
 	assert.ErrorContains(t, noScheme, "scheme must be http or https")
 	assert.ErrorContains(t, noHost, "has no host")
 	assert.ErrorContains(t, withQuery, "query")

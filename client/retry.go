@@ -3,6 +3,7 @@ package client
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -48,11 +49,44 @@ func retryDelay(method string, resp *http.Response, err error) (time.Duration, b
 	default:
 		return 0, false
 	}
-	seconds, convErr := strconv.Atoi(resp.Header.Get("Retry-After"))
-	if convErr != nil || seconds < 0 {
+	return retryAfter(resp.Header.Get("Retry-After"), time.Now())
+}
+
+// retryAfter reads a Retry-After header at time now, in either of its forms
+// (RFC 9110, section 10.2.3): delta-seconds ("120") or an HTTP-date ("Fri, 31
+// Dec 1999 23:59:59 GMT"). It returns how long to wait, at most maxRetryAfter,
+// and whether the header asks for a retry at all. A number of seconds is
+// compared with the cap before it becomes a Duration, so that no figure, not
+// even one past what an int64 holds, can wrap into a negative wait; a date
+// already past means now. Anything else (a sign, a fraction, a word, nothing)
+// is no request to retry: the response is returned as it is.
+func retryAfter(header string, now time.Time) (time.Duration, bool) {
+	header = strings.TrimSpace(header)
+	if header == "" {
 		return 0, false
 	}
-	return min(time.Duration(seconds)*time.Second, maxRetryAfter), true
+	if strings.Trim(header, "0123456789") == "" {
+		seconds, err := strconv.ParseUint(header, 10, 64)
+		if err != nil || seconds > uint64(maxRetryAfter/time.Second) {
+			return maxRetryAfter, true // only a figure past the uint64 range fails to parse
+		}
+		return time.Duration(seconds) * time.Second, true
+	}
+	if at, err := http.ParseTime(header); err == nil {
+		return min(max(at.Sub(now), 0), maxRetryAfter), true
+	}
+	return 0, false
+}
+
+// retryAfterSeconds is the Retry-After of resp in whole seconds (rounded up),
+// capped as the client's own wait is, or 0: what an error built from resp
+// suggests to its caller (apierrors.SuggestsClientDelay).
+func retryAfterSeconds(resp *http.Response) int {
+	wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	if !ok {
+		return 0
+	}
+	return int((wait + time.Second - 1) / time.Second)
 }
 
 // maxRetryAfter caps the wait a server's Retry-After can ask for. kube-apiserver
@@ -60,5 +94,6 @@ func retryDelay(method string, resp *http.Response, err error) (time.Duration, b
 // server, and obeying "Retry-After: 86400" would stall an informer for a day per
 // retry. Ten retries at the cap wait five minutes in all.
 //
-// client-go: none (rest.Request waits for whatever the server asks).
+// client-go: none (rest.Request waits for whatever the server asks, and a
+// figure past 9223372036 seconds wraps into a negative wait there).
 const maxRetryAfter = 30 * time.Second

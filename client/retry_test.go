@@ -219,3 +219,90 @@ func TestRetryAfterIsCappedAtThirtySeconds(t *testing.T) {
 		assert.Equal(t, time.Minute, time.Since(began), "two waits of 30 s, not of a day")
 	})
 }
+
+// A Retry-After that does not fit a time.Duration once made seconds
+// (9300000000 s is past 2^63 ns) is the cap, not a negative wait: a list
+// against a server that always answers it waits 30 s before each of its ten
+// retries, not zero. Before, the multiplication wrapped and the ten retries
+// went out at once.
+// Diagram: step 1. client-go: rest.Request (checkWait; it multiplies as well
+// and waits for whatever comes out).
+func TestAHugeRetryAfterIsTheCapNotAnOverflow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := &flakyServer{failures: 1000, code: http.StatusTooManyRequests, retryAfter: "9300000000"}
+		c := inProcessClient(t, srv)
+		began := time.Now()
+
+		_, err := c.Resource(configMaps).List(t.Context(), metav1.ListOptions{})
+
+		assert.True(t, apierrors.IsTooManyRequests(err), "got %v", err)
+		assert.Equal(t, int64(11), srv.seen.Load())
+		assert.Equal(t, 10*30*time.Second, time.Since(began), "ten waits at the cap")
+	})
+}
+
+// Every form a Retry-After header may take is read safely: delta-seconds up to
+// the cap and past it (even past what an int64 holds), an HTTP-date in the
+// future (the wait until then, capped) or in the past (at once); anything
+// else (negative, fractional, words, none) is no request to retry, and the
+// server's answer is returned at once, as when the header is missing.
+// Diagram: step 1. client-go: rest.Request (checkWait, retryAfterSeconds:
+// delta-seconds only, no cap).
+func TestRetryAfterIsReadInEveryForm(t *testing.T) {
+	date := func(d time.Duration) string { return time.Now().Add(d).UTC().Format(http.TimeFormat) }
+	cases := []struct {
+		name   string
+		header func() string
+		sent   int64
+		waited time.Duration
+	}{
+		{"seconds", func() string { return "7" }, 2, 7 * time.Second},
+		{"zero", func() string { return "0" }, 2, 0},
+		{"spaces around", func() string { return " 2 " }, 2, 2 * time.Second},
+		{"over the cap", func() string { return "31" }, 2, 30 * time.Second},
+		{"past int64", func() string { return "99999999999999999999" }, 2, 30 * time.Second},
+		{"date ahead", func() string { return date(5 * time.Second) }, 2, 5 * time.Second},
+		{"date a day ahead", func() string { return date(24 * time.Hour) }, 2, 30 * time.Second},
+		{"date past", func() string { return date(-time.Hour) }, 2, 0},
+		{"negative", func() string { return "-5" }, 1, 0},
+		{"fraction", func() string { return "1.5" }, 1, 0},
+		{"a word", func() string { return "soon" }, 1, 0},
+		{"missing", func() string { return "" }, 1, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := &flakyServer{failures: 1, code: http.StatusServiceUnavailable, retryAfter: tc.header(), ok: aConfigMap}
+				c := inProcessClient(t, srv)
+				began := time.Now()
+
+				_, err := c.Resource(configMaps).Namespace("ns").Get(t.Context(), "cm", metav1.GetOptions{})
+
+				assert.Equal(t, tc.sent, srv.seen.Load())
+				assert.Equal(t, tc.waited, time.Since(began))
+				if tc.sent == 1 {
+					assert.True(t, apierrors.IsServiceUnavailable(err), "the 503 is returned: %v", err)
+				} else {
+					assert.NoError(t, err)
+				}
+			})
+		})
+	}
+}
+
+// The delay an error suggests to its caller (apierrors.SuggestsClientDelay,
+// from the Retry-After header when the Status does not carry one) is read
+// like the client's own wait: capped, never an int32 that wrapped negative.
+// Diagram: step 1. client-go: apierrors.NewGenericServerResponse (retryAfterSeconds).
+func TestTheDelayAnErrorSuggestsIsCapped(t *testing.T) {
+	for _, header := range []string{"9300000000", "2147483648", "86400"} {
+		srv := &flakyServer{failures: 1, code: http.StatusTooManyRequests, retryAfter: header}
+		c := inProcessClient(t, srv)
+
+		_, err := c.Resource(configMaps).Namespace("ns").Create(t.Context(), newConfigMap(), metav1.CreateOptions{})
+
+		delay, ok := apierrors.SuggestsClientDelay(err)
+		assert.True(t, ok, "Retry-After: %s", header)
+		assert.Equal(t, 30, delay, "Retry-After: %s", header)
+	}
+}

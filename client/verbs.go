@@ -28,12 +28,18 @@ func (r *ResourceClient) List(ctx context.Context, opts metav1.ListOptions) (run
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
 		return nil, r.readStatusError(resp, req)
 	}
-	dec := listDecoder{scheme: r.client.scheme, gv: r.gvr.GroupVersion(), known: r.knownKind()}
+	dec := listDecoder{scheme: r.client.scheme, gv: r.gvr.GroupVersion(), resource: r.gvr.Resource, want: r.resourceKind()}
 	list, err := dec.decode(resp.Body)
+	resp.Body.Close() // before discovery, which may reuse the connection
+	if err == nil && dec.want == "" {
+		// Nothing said what the resource holds yet: discovery may, now that the
+		// server has answered (resource_kind.go).
+		err = dec.checkKind(list.GetObjectKind().GroupVersionKind().Kind, r.discoverKind(ctx))
+	}
 	if err != nil {
 		var expired *timeoutError
 		var tooLarge *tooLargeError
@@ -45,7 +51,7 @@ func (r *ResourceClient) List(ctx context.Context, opts metav1.ListOptions) (run
 		}
 		return nil, fmt.Errorf("client: list %s: %w", r.gvr.Resource, err)
 	}
-	r.learnKind(strings.TrimSuffix(list.GetObjectKind().GroupVersionKind().Kind, "List"))
+	r.client.listed.Store(r.gvr, strings.TrimSuffix(list.GetObjectKind().GroupVersionKind().Kind, "List"))
 	return list, nil
 }
 

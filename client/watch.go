@@ -52,7 +52,7 @@ func (r *ResourceClient) Watch(ctx context.Context, opts metav1.ListOptions) (wa
 		result: make(chan watch.Event),
 		cancel: cancel,
 		body:   resp.Body,
-		dec:    newEventDecoder(resp.Body, r.gvr.GroupVersion(), r.knownKind(), r.client.scheme, MaxWatchEventBytes),
+		dec:    newEventDecoder(resp.Body, r.gvr.GroupVersion(), r.watchKind(), r.client.scheme, MaxWatchEventBytes),
 		logger: r.client.logger.With("resource", r.gvr.String()),
 	}
 	go w.run(ctx)

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informerlab/informerlab/internal/kubejson"
 )
 
 // MaxWatchEventBytes is the largest single watch event the decoder accepts: 16 MiB,
@@ -44,7 +46,7 @@ type eventDecoder struct {
 	maxBytes int
 	gv       schema.GroupVersion // the watched resource's group and version
 	scheme   *runtime.Scheme     // typed decoding for known kinds; nil = unstructured only
-	kind     string              // the expected kind: learnt from a list, else the first object's
+	kind     string              // the expected kind: the resource's (resource_kind.go), else the first object's
 	line     []byte              // reused line buffer
 }
 
@@ -109,7 +111,7 @@ type wireEvent struct {
 
 func (d *eventDecoder) parse(line []byte) (watch.Event, error) {
 	var ev wireEvent
-	if err := json.Unmarshal(line, &ev); err != nil {
+	if err := kubejson.Unmarshal(line, &ev); err != nil {
 		return watch.Event{}, badEvent("malformed event: %v", err)
 	}
 	switch ev.Type {
@@ -130,8 +132,8 @@ func (d *eventDecoder) parse(line []byte) (watch.Event, error) {
 		return d.parseError(raw)
 	}
 
-	var head typeHead
-	if err := json.Unmarshal(raw, &head); err != nil {
+	head, err := readTypeHead(raw)
+	if err != nil {
 		return watch.Event{}, badEvent("malformed %s event object: %v", ev.Type, err)
 	}
 	if head.Kind == "" || head.APIVersion == "" {
@@ -172,7 +174,7 @@ func (d *eventDecoder) parse(line []byte) (watch.Event, error) {
 // Expired for a too-old resourceVersion, for instance).
 func (d *eventDecoder) parseError(raw []byte) (watch.Event, error) {
 	st := &metav1.Status{}
-	if err := json.Unmarshal(raw, st); err != nil {
+	if err := kubejson.Unmarshal(raw, st); err != nil {
 		return watch.Event{}, badEvent("malformed ERROR event object: %v", err)
 	}
 	if st.Kind != "" && st.Kind != "Status" {

@@ -24,7 +24,8 @@ import (
 // shapes of WIRE.md: list items without kind/apiVersion, errors as metav1.Status,
 // 409 on a stale resourceVersion, DELETE answering a Success Status. It knows
 // configmaps (v1, namespaced), namespaces (v1, cluster-scoped) and widgets
-// (example.com/v1, namespaced, with a status subresource), and records every request.
+// (example.com/v1, namespaced, with a status subresource), answers discovery
+// for them, and records every request but discovery's.
 type wireServer struct {
 	mu       sync.Mutex                // guards rv, objects and requests
 	rv       int                       // the last resourceVersion handed out
@@ -112,6 +113,14 @@ func parseRoute(p string) (route, bool) {
 }
 
 func (ws *wireServer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.URL.Path == "/api/v1" {
+		serveDiscovery(w, "v1")
+		return
+	}
+	if gv, ok := strings.CutPrefix(req.URL.Path, "/apis/"); ok && strings.Count(gv, "/") == 1 {
+		serveDiscovery(w, gv)
+		return
+	}
 	body, _ := io.ReadAll(req.Body)
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -290,6 +299,23 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// serveDiscovery answers GET /api/v1 or /apis/{gv} with the APIResourceList
+// of the resources of group version gv.
+func serveDiscovery(w http.ResponseWriter, gv string) {
+	var resources []any
+	for _, resource := range slices.Sorted(maps.Keys(wireKinds)) {
+		if info := wireKinds[resource]; info.apiVersion == gv {
+			resources = append(resources, map[string]any{"name": resource, "kind": info.kind,
+				"namespaced": resource != "namespaces", "verbs": []string{"list", "watch", "get", "create", "update", "patch", "delete"}})
+		}
+	}
+	if resources == nil {
+		writeStatus(w, 404, "NotFound", "the server could not find the requested resource", nil)
+		return
+	}
+	writeJSON(w, 200, map[string]any{"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources})
 }
 
 func writeStatus(w http.ResponseWriter, code int, reason, message string, details map[string]any) {

@@ -69,7 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.checkSkeletons, "check-skeletons", false,
 		"check that every lab, untouched, compiles and scores 0 with every behaviour not started;\nfails otherwise (CI runs this on the skeletons)")
 	fs.BoolVar(&o.race, "race", false, "grade with the race detector on (slower; the concurrency behaviours need it to be proven)")
-	fs.IntVar(&o.hint, "hint", 0, "show hint `k` of the one lab named, instead of grading (the README keeps them folded too)")
+	fs.IntVar(&o.hint, "hint", 0, "show hint `k` of the one lab named, instead of grading (the lab's hints/ holds them as files)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()

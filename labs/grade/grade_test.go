@@ -104,8 +104,14 @@ func TestHelperLab(t *testing.T) {
 
 func runLab(t *testing.T, which string, env ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLab$", "-test.v")
-	cmd.Env = append(append(os.Environ(), "GRADE_SAMPLE="+which), env...)
+	return runHelper(t, "TestHelperLab", append(env, "GRADE_SAMPLE="+which)...)
+}
+
+// runHelper runs one helper test of this package in a child process.
+func runHelper(t *testing.T, helper string, env ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -166,12 +166,33 @@ func (m Model[S]) report(ops []Op[S], d *difference, seed uint64, test string) s
 		}
 		fmt.Fprintf(&b, "  %2d. %s\n", i+1, op.Call)
 	}
-	fmt.Fprintf(&b, "      yours:         %s\n", d.yours)
-	fmt.Fprintf(&b, "      informerlab's: %s\n", d.theirs)
+	yours, theirs := differingParts(d.yours, d.theirs)
+	fmt.Fprintf(&b, "      yours:         %s\n", yours)
+	fmt.Fprintf(&b, "      informerlab's: %s\n", theirs)
 	name, _, _ := strings.Cut(test, "/")
 	sub := strings.TrimPrefix(test, name+"/")
 	fmt.Fprintf(&b, "replay: %s=%d go test -run '%s/%s'", ModelSeedEnv, seed, name, sub)
 	return b.String()
+}
+
+// differingParts keeps, of two answers made of the same number of parts
+// ("; " between them), the parts that differ, so a long state shows
+// only where it differs.
+func differingParts(yours, theirs string) (string, string) {
+	y, t := strings.Split(yours, "; "), strings.Split(theirs, "; ")
+	if len(y) != len(t) || len(y) == 1 {
+		return yours, theirs
+	}
+	var ky, kt []string
+	for i := range y {
+		if y[i] != t[i] {
+			ky, kt = append(ky, y[i]), append(kt, t[i])
+		}
+	}
+	if len(ky) == len(y) {
+		return yours, theirs
+	}
+	return "… " + strings.Join(ky, "; ") + " …", "… " + strings.Join(kt, "; ") + " …"
 }
 
 // Returns runs fn on a goroutine of the current synctest bubble, waits

@@ -52,6 +52,9 @@ func normalizeBuiltin(r *resource, u *unstructured.Unstructured) {
 // validateBuiltin runs the checks above for r's kind, on an object whose
 // field types decodeCheck has already accepted.
 func validateBuiltin(r *resource, u *unstructured.Unstructured) error {
+	if err := validateDeployment(r, u); err != nil {
+		return err
+	}
 	if r.info.GVR.Group != "" {
 		return nil
 	}

@@ -91,12 +91,12 @@ func selectLabs(all, names []string) ([]string, error) {
 const testTimeout = 10 * time.Minute
 
 // gradeLabs runs every lab's grader in one go test invocation.
-func gradeLabs(ctx context.Context, root string, labs []string, reference, race bool) ([]labGrade, error) {
+func gradeLabs(ctx context.Context, root string, labs []string, o options) ([]labGrade, error) {
 	args := []string{"test", "-count=1", "-json", "-timeout=" + testTimeout.String()}
-	if reference {
+	if o.reference {
 		args = append(args, "-tags", "labs_reference")
 	}
-	if race {
+	if o.race {
 		args = append(args, "-race")
 	}
 	for _, lab := range labs {
@@ -107,6 +107,9 @@ func gradeLabs(ctx context.Context, root string, labs []string, reference, race 
 	// Ask the grader to name each behaviour as it starts, so a test
 	// binary that dies can be said to have died in one.
 	cmd.Env = append(os.Environ(), "INFORMERLAB_GRADE_PROGRESS=1")
+	if o.log {
+		cmd.Env = append(cmd.Env, "INFORMERLAB_GRADE_LOG=1")
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -1,34 +1,45 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
+	"strconv"
 	"strings"
 )
 
-// hintBlock matches one hint of a lab's README, kept folded in a
-// <details> block: its number, its title and its text.
-var hintBlock = regexp.MustCompile(`(?s)<details><summary>Hint (\d+): ([^<]*)</summary>\n(.*?)</details>`)
+// A lab's hints are files of its hints/ directory, 1.md, 2.md, …, each
+// starting with a "# Hint K: title" line. They live outside the README so
+// that a learner reads one only by asking for it.
 
 // hint is one hint of a lab.
 type hint struct {
 	title, text string
 }
 
-// readHints returns the hints of a lab's README, in order.
+// readHints returns the hints of a lab, in order: hints/1.md up to the
+// first number missing.
 func readHints(root, lab string) ([]hint, error) {
-	data, err := os.ReadFile(filepath.Join(root, "labs", lab, "README.md"))
-	if err != nil {
-		return nil, fmt.Errorf("labs: %w", err)
-	}
 	var hints []hint
-	for _, m := range hintBlock.FindAllStringSubmatch(string(data), -1) {
-		hints = append(hints, hint{title: strings.TrimSpace(m[2]), text: strings.TrimSpace(m[3])})
+	for k := 1; ; k++ {
+		data, err := os.ReadFile(filepath.Join(root, "labs", lab, "hints", strconv.Itoa(k)+".md"))
+		if errors.Is(err, fs.ErrNotExist) {
+			return hints, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("labs: %w", err)
+		}
+		first, text, _ := strings.Cut(string(data), "\n")
+		prefix := fmt.Sprintf("# Hint %d: ", k)
+		title, ok := strings.CutPrefix(first, prefix)
+		if !ok {
+			return nil, fmt.Errorf("labs: %s hint %d: the first line must be %q and a title", lab, k, prefix)
+		}
+		hints = append(hints, hint{title: strings.TrimSpace(title), text: strings.TrimSpace(text)})
 	}
-	return hints, nil
 }
 
 // writeHint writes hint k (from 1) of a lab, and how to open the next.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -154,7 +156,7 @@ func TestHintsOpenOneAtATime(t *testing.T) {
 	assert.Contains(t, err.Error(), "lab 2-workqueue has hints 1 to")
 }
 
-func TestEveryLabHasHints(t *testing.T) {
+func TestEveryLabHasHintsAndNoREADMEShowsThem(t *testing.T) {
 	root, err := grade.RepoRoot()
 	require.NoError(t, err)
 	labs, err := findLabs(root)
@@ -162,9 +164,14 @@ func TestEveryLabHasHints(t *testing.T) {
 	for _, lab := range labs {
 		hints, err := readHints(root, lab)
 		require.NoError(t, err)
-		assert.NotEmpty(t, hints, "%s: no <details><summary>Hint N: ...</summary> blocks in its README", lab)
+		assert.NotEmpty(t, hints, "%s: no hints/1.md", lab)
 		for i, h := range hints {
+			assert.NotEmpty(t, h.title, "%s hint %d", lab, i+1)
 			assert.NotEmpty(t, h.text, "%s hint %d", lab, i+1)
 		}
+		readme, err := os.ReadFile(filepath.Join(root, "labs", lab, "README.md"))
+		require.NoError(t, err)
+		assert.NotContains(t, string(readme), "<details>", "%s: a hint left in the README is read before it is wanted", lab)
+		assert.Contains(t, string(readme), "--hint 1", "%s: the README says how to open a hint", lab)
 	}
 }

@@ -56,6 +56,7 @@ type options struct {
 	reference      bool
 	checkSkeletons bool
 	race           bool
+	log            bool
 	hint           int
 	labs           []string
 }
@@ -69,7 +70,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.checkSkeletons, "check-skeletons", false,
 		"check that every lab, untouched, compiles and scores 0 with every behaviour not started;\nfails otherwise (CI runs this on the skeletons)")
 	fs.BoolVar(&o.race, "race", false, "grade with the race detector on (slower; the concurrency behaviours need it to be proven)")
-	fs.IntVar(&o.hint, "hint", 0, "show hint `k` of the one lab named, instead of grading (the README keeps them folded too)")
+	fs.BoolVar(&o.log, "log", false, "show the components' INFO log lines while grading (hidden otherwise)")
+	fs.IntVar(&o.hint, "hint", 0, "show hint `k` of the one lab named, instead of grading (the lab's hints/ holds them as files)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
@@ -117,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.hint != 0 {
 		return writeHint(stdout, root, labs[0], o.hint)
 	}
-	grades, err := gradeLabs(ctx, root, labs, o.reference, o.race)
+	grades, err := gradeLabs(ctx, root, labs, o)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/informerlab/informerlab/labs/grade"
 )
 
 // status sums a lab's grade up in a word or two.
@@ -47,7 +49,7 @@ func writeProblems(w io.Writer, grades []labGrade) {
 		if g.problem != "" {
 			fmt.Fprintf(w, "%s: %s\n", g.lab, g.problem)
 			for _, line := range tail(g.output, 15) {
-				fmt.Fprintln(w, "  "+line)
+				fmt.Fprintln(w, "  "+grade.CapLine(line))
 			}
 			fmt.Fprintln(w)
 		}

@@ -56,9 +56,10 @@ func (i *Indexer) GetByKey(key string) (item any, exists bool, err error) {
 	panic(grade.NotImplemented("Indexer.GetByKey"))
 }
 
-// Replace makes list the whole contents and rebuilds every index. If a
-// key or an IndexFunc fails for any object, it returns the error and
-// changes nothing. resourceVersion can be ignored.
+// Replace makes list the whole contents and rebuilds every index; of two
+// objects of list with the same key, the later one is kept. If a key or
+// an IndexFunc fails for any object, it returns the error and changes
+// nothing. resourceVersion can be ignored.
 func (i *Indexer) Replace(list []any, resourceVersion string) error {
 	panic(grade.NotImplemented("Indexer.Replace"))
 }

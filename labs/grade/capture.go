@@ -111,11 +111,30 @@ func tidy(lines []string) []string {
 // report shows; the rest is counted, not shown.
 const MaxOutputLines = 12
 
-// capLines keeps the first max lines and says how many more there were.
+// MaxLineLength is how many characters of one line of a failed
+// behaviour's output the report shows; the rest is counted, not shown (an
+// assertion that prints a whole cache can write a line of thousands).
+const MaxLineLength = 300
+
+// capLines keeps the first max lines, each cut to MaxLineLength
+// characters, and says how much more there was.
 func capLines(lines []string, max int) []string {
-	if len(lines) <= max {
-		return lines
+	out := make([]string, 0, min(len(lines), max)+1)
+	for _, l := range lines[:min(len(lines), max)] {
+		out = append(out, CapLine(l))
 	}
-	out := append([]string(nil), lines[:max]...)
-	return append(out, "… and "+strconv.Itoa(len(lines)-max)+" more lines")
+	if len(lines) > max {
+		out = append(out, "… and "+strconv.Itoa(len(lines)-max)+" more lines")
+	}
+	return out
+}
+
+// CapLine keeps the first MaxLineLength characters of l and says how many
+// more there were.
+func CapLine(l string) string {
+	r := []rune(l)
+	if len(r) <= MaxLineLength {
+		return l
+	}
+	return string(r[:MaxLineLength]) + " … " + strconv.Itoa(len(r)-MaxLineLength) + " more characters"
 }

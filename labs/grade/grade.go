@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -169,6 +170,13 @@ func run(t *testing.T, behaviours []Behaviour, strict bool, pkg string) ([]Resul
 	if err != nil {
 		t.Fatalf("grade: capturing the behaviours' output: %v", err)
 	}
+	if os.Getenv(logEnv) == "" {
+		// The components log through log/slog's default logger; while
+		// slog.SetDefault was never called, this level drops their INFO
+		// lines and keeps the log package's own output (a learner's
+		// log.Printf) as it is.
+		defer slog.SetLogLoggerLevel(slog.SetLogLoggerLevel(slog.LevelWarn))
+	}
 	g := &grader{strict: strict, watchdog: watchdogFromEnv(), pkg: pkg, top: t.Name(), out: out, shown: map[string]bool{}}
 	if os.Getenv(progressEnv) != "" {
 		g.progress = out.stdout
@@ -244,7 +252,13 @@ func writeFailure(b *strings.Builder, r Result) {
 		return
 	}
 	if r.Hang != "" {
-		fmt.Fprintf(b, "✗ %s %s\n", r.Behaviour.Name, r.Hang)
+		first, rest, _ := strings.Cut(r.Hang, "\n")
+		fmt.Fprintf(b, "✗ %s %s\n", r.Behaviour.Name, first)
+		for _, l := range strings.Split(rest, "\n") {
+			if l != "" {
+				fmt.Fprintf(b, "  %s\n", l)
+			}
+		}
 		for _, l := range strings.Split(strings.TrimRight(r.Stacks, "\n"), "\n") {
 			fmt.Fprintf(b, "    %s\n", l)
 		}

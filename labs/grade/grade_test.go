@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -48,7 +50,21 @@ func sampleBehaviours(which string) []grade.Behaviour {
 			t.Errorf("item-%d missing", i)
 		}
 	}}
+	long := grade.Behaviour{Name: "Long", Want: "short", Doc: "docs/labs.md#the-path", Test: func(t *testing.T) {
+		t.Errorf("cache: %s", strings.Repeat("x", 1000))
+	}}
+	logs := grade.Behaviour{Name: "Logs", Want: "quiet", Doc: "docs/labs.md#the-path", Test: func(t *testing.T) {
+		slog.Info("component-info-line")
+		slog.Warn("component-warn-line")
+		log.Print("learner-log-line")
+	}}
 	switch which {
+	case "deadlocks":
+		return []grade.Behaviour{blocks, blocks, blocks, blocks, blocks, pass}
+	case "long":
+		return []grade.Behaviour{long}
+	case "logs":
+		return []grade.Behaviour{logs}
 	case "hangs":
 		return []grade.Behaviour{pass, blocks, spins, deadlocks, fail, pass}
 	case "noisy":
@@ -88,8 +104,14 @@ func TestHelperLab(t *testing.T) {
 
 func runLab(t *testing.T, which string, env ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLab$", "-test.v")
-	cmd.Env = append(append(os.Environ(), "GRADE_SAMPLE="+which), env...)
+	return runHelper(t, "TestHelperLab", append(env, "GRADE_SAMPLE="+which)...)
+}
+
+// runHelper runs one helper test of this package in a child process.
+func runHelper(t *testing.T, helper string, env ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -143,7 +165,7 @@ func TestHangingBehavioursFailWithStacksAndGradingGoesOn(t *testing.T) {
 	for _, name := range []string{"Blocks", "Spins", "Deadlocks"} {
 		assert.Regexp(t, "(?m)^  ✗ "+name+" — hung; want: ", out)
 	}
-	assert.Contains(t, out, "✗ Blocks did not finish within 500ms (real time). A behaviour that never finishes is usually a waiter nobody wakes")
+	assert.Contains(t, out, "✗ Blocks did not finish within 500ms (real time).\n  A behaviour that never finishes is usually a waiter nobody wakes")
 	assert.Contains(t, out, "✗ Spins did not finish within 500ms", "a busy loop is caught by the watchdog")
 	assert.Contains(t, out, "grade_test.spinGet", "the spinning goroutine's stack")
 	assert.Contains(t, out, "✗ Deadlocks deadlocked: every goroutine of its synctest bubble was blocked")
@@ -296,4 +318,35 @@ func TestCatchesMistakesNamesTheBehaviourThatDidNotFail(t *testing.T) {
 	assert.Contains(t, string(out), "--- PASS: TestHelperCatalogue/caught")
 	assert.Contains(t, string(out), "--- FAIL: TestHelperCatalogue/missed")
 	assert.Contains(t, string(out), "mutant missed (a sample that passes): expected Passes to fail; failed: [Fails Panics")
+}
+
+func TestAfterTwoHangsTheRestGetTheShortWatchdog(t *testing.T) {
+	start := time.Now()
+	out, err := runLab(t, "deadlocks", "INFORMERLAB_GRADE_WATCHDOG=2s")
+	require.Error(t, err, "a lab that hung fails:\n%s", out)
+	assert.Less(t, time.Since(start), 2*2*time.Second+3*grade.ShortWatchdog+5*time.Second,
+		"two hangs at the full watchdog, the rest at the short one")
+	assert.Equal(t, 2, strings.Count(out, "did not finish within 2s (real time"), out)
+	assert.Equal(t, 3, strings.Count(out, fmt.Sprintf("did not finish within %v (real time; the short watchdog, since two behaviours hung before).", grade.ShortWatchdog)), out)
+	assert.Contains(t, out, "grade: lab=0-sample passed=1 total=6 notstarted=0\n", "a behaviour that does not hang still passes")
+}
+
+func TestFailureLinesAreCappedInLength(t *testing.T) {
+	out, err := runLab(t, "long")
+	require.Error(t, err)
+	assert.Contains(t, out, "more characters")
+	for _, l := range strings.Split(out, "\n") {
+		assert.LessOrEqual(t, len([]rune(l)), grade.MaxLineLength+40, "a line of the report: %.80s…", l)
+	}
+}
+
+func TestComponentsInfoLogIsSilencedUnlessAsked(t *testing.T) {
+	out, err := runLab(t, "logs")
+	require.NoError(t, err, out)
+	assert.NotContains(t, out, "component-info-line")
+	assert.Contains(t, out, "component-warn-line", "warnings still show")
+	assert.Contains(t, out, "learner-log-line", "the log package's lines still show")
+	out, err = runLab(t, "logs", "INFORMERLAB_GRADE_LOG=1")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "component-info-line")
 }

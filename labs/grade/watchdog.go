@@ -24,10 +24,24 @@ import (
 // wakes, a lock never released, a loop that never blocks — reaches it.
 const Watchdog = 20 * time.Second
 
+// After a behaviour hung, the lab very likely deadlocks everywhere (a lock
+// taken again inside a method that holds it), so the grader waits less:
+// the next behaviour gets a watchdog of AfterOneHang, and once two have
+// hung, each of the rest gets ShortWatchdog. A self-deadlocking lab of
+// seventeen behaviours then scores in under a minute rather than six.
+const (
+	AfterOneHang  = 10 * time.Second
+	ShortWatchdog = time.Second
+)
+
 const (
 	// watchdogEnv, if set to a duration, replaces Watchdog: the grader's
 	// own tests and FailedInChild shorten it.
 	watchdogEnv = "INFORMERLAB_GRADE_WATCHDOG"
+	// logEnv, if set, leaves the components' INFO logging on while
+	// grading (cmd/labs --log sets it); otherwise only warnings and
+	// errors logged through log/slog's default logger are shown.
+	logEnv = "INFORMERLAB_GRADE_LOG"
 	// progressEnv, if set, makes the grader print a StartLinePrefix line
 	// as each behaviour starts, so that whoever reads the output can tell
 	// which behaviour was running if the test binary dies.
@@ -48,8 +62,9 @@ func watchdogFromEnv() time.Duration {
 }
 
 // hangCauses is what the report says about a behaviour that hung.
-const hangCauses = "A behaviour that never finishes is usually a waiter nobody wakes " +
-	"(a Get or a drain waiting for a signal no Add, Done or ShutDown sends), " +
+// It is cut into lines the report indents under the behaviour's name.
+const hangCauses = "\nA behaviour that never finishes is usually a waiter nobody wakes " +
+	"(a Get or a drain waiting for a signal no Add, Done or ShutDown sends),\n" +
 	"a lock held across a call or callback that needs it again, " +
 	"a goroutine that never ends, or a loop that never blocks (it spins instead of waiting)."
 
@@ -57,6 +72,8 @@ const hangCauses = "A behaviour that never finishes is usually a waiter nobody w
 type grader struct {
 	strict   bool
 	watchdog time.Duration
+	// hangs counts the behaviours that outlived their watchdog.
+	hangs int
 	// pkg is the import path of the code under grade (the caller of Lab
 	// or Reference): stacks are trimmed to its goroutines.
 	pkg string
@@ -103,7 +120,8 @@ func (g *grader) one(b Behaviour) (Result, bool) {
 			},
 		}})
 	}()
-	timer := time.NewTimer(g.watchdog)
+	limit, why := g.limit()
+	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	var passed bool
 	select {
@@ -111,9 +129,10 @@ func (g *grader) one(b Behaviour) (Result, bool) {
 	case <-timer.C:
 		stacks := g.stacks()
 		g.abandoned = true
+		g.hangs++
 		g.out.take() // whatever it printed so far: the stacks say more
 		return Result{Behaviour: b, Outcome: Failed, Hang: fmt.Sprintf(
-			"did not finish within %v (real time). %s", g.watchdog, hangCauses), Stacks: stacks}, true
+			"did not finish within %v (real time%s).%s", limit, why, hangCauses), Stacks: stacks}, true
 	}
 	output := tidy(g.out.take())
 	if !ran.Load() {
@@ -123,7 +142,7 @@ func (g *grader) one(b Behaviour) (Result, bool) {
 	switch {
 	case fin.deadlock != "":
 		return Result{Behaviour: b, Outcome: Failed, Hang: fmt.Sprintf(
-			"deadlocked: every goroutine of its synctest bubble was blocked, and no timer could wake one (%s). %s",
+			"deadlocked: every goroutine of its synctest bubble was blocked, and no timer could wake one (%s).%s",
 			fin.deadlock, hangCauses), Stacks: fin.stacks}, true
 	case !g.strict && (fin.notStarted || startedNothing && !passed):
 		return Result{Behaviour: b, Outcome: NotStarted}, true
@@ -131,6 +150,18 @@ func (g *grader) one(b Behaviour) (Result, bool) {
 		return Result{Behaviour: b, Outcome: Passed}, true
 	}
 	return Result{Behaviour: b, Outcome: Failed, Output: capLines(output, MaxOutputLines)}, true
+}
+
+// limit returns the watchdog for the next behaviour, shorter after hangs
+// (see AfterOneHang), and why it is shorter.
+func (g *grader) limit() (time.Duration, string) {
+	switch {
+	case g.hangs >= 2:
+		return min(g.watchdog, ShortWatchdog), "; the short watchdog, since two behaviours hung before"
+	case g.hangs == 1:
+		return min(g.watchdog, AfterOneHang), "; shorter, since a behaviour hung before"
+	}
+	return g.watchdog, ""
 }
 
 // body runs b's test on t and turns a panic into a failure: a

@@ -145,7 +145,8 @@ func Behaviours(impl Impl) []grade.Behaviour {
 					_, err := e.deps.Create(context.Background(), &sc.Deployment{
 						ObjectMeta: metav1.ObjectMeta{Name: "shop-web", Namespace: ns},
 						Spec: sc.DeploymentSpec{Replicas: int32p(7), Selector: &metav1.LabelSelector{
-							MatchLabels: map[string]string{"app": "other"}}},
+							MatchLabels: map[string]string{"app": "other"}},
+							Template: sc.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "other"}}}},
 					}, metav1.CreateOptions{})
 					require.NoError(t, err)
 				}

@@ -16,5 +16,5 @@ func ExampleBehaviours() {
 	// Output:
 	// PopHandsOutKeysInArrivalOrder: Pop returns the keys in the order they first arrived, each with an Added delta holding the object
 	// DeltasAccumulateWithoutMovingInLine: a key that gets more deltas while queued keeps its place, and Pop hands over its whole history, oldest first
-	// 21 behaviours
+	// 23 behaviours
 }

@@ -48,6 +48,7 @@ type mistakes struct {
 	resyncBusyKeys        bool // Resync queues Sync for known keys that have deltas queued
 	everyReplaceIsInitial bool // every Replace starts a new initial list
 	closeWithoutBroadcast bool // Close sets closed but wakes nobody
+	hasSyncedCountsDeltas bool // the initial count is the deltas the first Replace queued, not the keys
 }
 
 func newFIFO(kf indexer.KeyFunc, known deltafifo.KeyListerGetter, m mistakes) *fifo {
@@ -160,6 +161,12 @@ func (f *fifo) Replace(list []any, _ string) error {
 	if !f.popular || f.m.everyReplaceIsInitial {
 		f.popular = true
 		f.initial = len(f.queue)
+		if f.m.hasSyncedCountsDeltas {
+			f.initial = 0
+			for _, ds := range f.items {
+				f.initial += len(ds)
+			}
+		}
 		f.synced.Store(f.initial == 0)
 	}
 	return nil

@@ -226,6 +226,19 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			},
 		},
 		{
+			Name: "HasSyncedCountsKeysNotDeltas",
+			Want: "the initial list is counted in keys: a key listed twice is one Pop, and HasSynced turns true when the last listed key is processed",
+			Doc:  docHasSynced,
+			Test: func(t *testing.T) {
+				q, _ := newQueue(t)
+				require.NoError(t, q.Replace([]any{obj("a", "1"), obj("a", "2"), obj("b", "1")}, "2"))
+				assert.Equal(t, []string{"Replaced/1", "Replaced/2"}, pop(t, q).summary())
+				assert.False(t, q.HasSynced(), "b, listed, is not processed yet")
+				pop(t, q)
+				assert.True(t, q.HasSynced(), "both listed keys are processed; a count of deltas would still wait for one more")
+			},
+		},
+		{
 			Name: "HasSyncedAtOnceWithoutAnInitialList",
 			Want: "an empty first Replace, or an Add before any Replace, leaves nothing to wait for: HasSynced is true at once",
 			Doc:  docHasSynced,
@@ -448,6 +461,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				assert.Empty(t, q.ListKeys())
 			},
 		},
+		modelBehaviour(impl),
 	}
 }
 

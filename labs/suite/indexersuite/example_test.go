@@ -17,5 +17,5 @@ func ExampleBehaviours() {
 	// AddThenGetByKey: an added object is found by its key (GetByKey) and by an object with that key (Get)
 	// AddAndUpdateAreUpserts: Add and Update both store the object under its key, replacing what was there
 	// DeleteRemovesByKey: Delete removes the object with the given object's key, whatever its contents; deleting an absent key is not an error
-	// 17 behaviours
+	// 18 behaviours
 }

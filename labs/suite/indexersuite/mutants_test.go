@@ -33,6 +33,10 @@ var catalogue = []grade.Mistake{
 		Catches: []string{"FailingIndexFuncRejectsWrite"}},
 	{Name: "replace-keeps-old-indexes", What: "Replace swaps the objects but files the new ones into the old indexes without clearing them",
 		Catches: []string{"ReplaceSwapsWholeContents"}},
+	{Name: "replace-duplicate-key-twice", What: "Replace files every object of the list as new, so a key listed twice is kept twice and its first object's index values stay",
+		Catches: []string{"MatchesInformerlabOnRandomSequences"}},
+	{Name: "delete-unindexes-given-object", What: "Delete takes the values to unfile from the object it is passed, not the one stored under its key",
+		Catches: []string{"MatchesInformerlabOnRandomSequences"}},
 	{Name: "replace-not-atomic", What: "Replace clears the store and adds the objects one by one, stopping at the first error",
 		Catches: []string{"ReplaceIsAllOrNothing"}},
 	{Name: "addindexers-ignores-stored", What: "AddIndexers registers the IndexFunc but files only objects added afterwards",
@@ -185,6 +189,9 @@ func (l *learnerIndexer) Delete(obj any) error {
 	if i := slices.Index(l.keys, key); i >= 0 {
 		l.keys = slices.Delete(l.keys, i, i+1) // shifts in place
 	}
+	if l.mistake == "delete-unindexes-given-object" {
+		old = obj // the IndexFuncs run on the object passed, not the one stored
+	}
 	if l.mistake != "delete-keeps-index" {
 		l.unindexLocked(key, old)
 	}
@@ -269,7 +276,11 @@ func (l *learnerIndexer) Replace(list []any, _ string) error {
 		l.lists = map[string][]string{}
 	}
 	for _, e := range entries {
-		l.storeLocked(e.key, nil, false, e.obj, e.values)
+		old, had := l.items[e.key] // a key listed twice: the later object wins
+		if l.mistake == "replace-duplicate-key-twice" {
+			had = false
+		}
+		l.storeLocked(e.key, old, had, e.obj, e.values)
 	}
 	return nil
 }

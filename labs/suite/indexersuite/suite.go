@@ -396,6 +396,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				assertIndex(t, idx, byApp, "web")
 			},
 		},
+		modelBehaviour(impl),
 	}
 }
 

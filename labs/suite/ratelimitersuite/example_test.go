@@ -14,5 +14,5 @@ func ExampleBehaviours() {
 	fmt.Println(len(bs), "behaviours")
 	// Output:
 	// ExponentialDoublesPerFailure: the exponential limiter's delays for one item are base, 2·base, 4·base, ..., and NumRequeues counts them
-	// 13 behaviours
+	// 17 behaviours
 }

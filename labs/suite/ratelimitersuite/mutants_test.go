@@ -41,6 +41,12 @@ var catalogue = []grade.Mistake{
 		Catches: []string{"BucketRefillsOverTime"}},
 	{Name: "bucket-no-validation", What: "NewBucket accepts qps <= 0 and burst < 1",
 		Catches: []string{"BucketRejectsBadParameters"}},
+	{Name: "exp-first-delay-uncapped", What: "the exponential limiter returns base for an item's first failure without comparing it with maxDelay",
+		Catches: []string{"ExponentialMatchesInformerlabOnRandomSequences"}},
+	{Name: "fastslow-zero-fast-is-fast", What: "fast-slow treats maxFast 0 as one fast attempt",
+		Catches: []string{"FastSlowMatchesInformerlabOnRandomSequences"}},
+	{Name: "bucket-integer-rate", What: "the bucket's interval is time.Second / time.Duration(qps), so a fractional rate is rounded down",
+		Catches: []string{"BucketMatchesInformerlabOnRandomSequences"}},
 	{Name: "queue-adds-now", What: "AddRateLimited counts the failure but adds the item at once",
 		Catches: []string{"AddRateLimitedWaitsTheLimiterDelay"}},
 	{Name: "queue-forget-noop", What: "the queue's Forget does not pass through to the limiter",
@@ -85,6 +91,9 @@ func (l *learnerExp) When(item string) time.Duration {
 	case "exp-float-pow":
 		return min(time.Duration(float64(l.base)*math.Pow(2, float64(n))), l.max)
 	}
+	if n == 0 && l.mistake == "exp-first-delay-uncapped" {
+		return l.base
+	}
 	d := l.base
 	for range n {
 		if d > l.max/2 {
@@ -124,6 +133,9 @@ func (l *learnerFastSlow) When(item string) time.Duration {
 	limit := l.maxFast
 	if l.mistake == "fastslow-off-by-one" {
 		limit--
+	}
+	if l.mistake == "fastslow-zero-fast-is-fast" {
+		limit = max(limit, 1)
 	}
 	if l.attempts[item] <= limit {
 		return l.fast
@@ -198,7 +210,11 @@ func newLearnerBucket(mistake string, qps float64, burst int) (ratelimitersuite.
 	if qps <= 0 || math.IsNaN(qps) || math.IsInf(qps, 0) {
 		qps = 1
 	}
-	return &learnerBucket{mistake: mistake, interval: time.Duration(float64(time.Second) / qps),
+	interval := time.Duration(float64(time.Second) / qps)
+	if mistake == "bucket-integer-rate" {
+		interval = time.Second / time.Duration(max(1, qps))
+	}
+	return &learnerBucket{mistake: mistake, interval: interval,
 		burst: max(burst, 1), tokens: float64(max(burst, 1)), last: time.Now()}, nil
 }
 

@@ -62,7 +62,7 @@ var Reference = Impl{
 // rate-limiting queue. Each behaviour uses one constructor of impl (the
 // others it needs come from informerlab), so each can pass on its own.
 func Behaviours(impl Impl) []grade.Behaviour {
-	return []grade.Behaviour{
+	return append([]grade.Behaviour{
 		{
 			Name: "ExponentialDoublesPerFailure",
 			Want: "the exponential limiter's delays for one item are base, 2·base, 4·base, ..., and NumRequeues counts them",
@@ -316,5 +316,5 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				})
 			},
 		},
-	}
+	}, modelBehaviours(impl)...)
 }

@@ -16,5 +16,5 @@ func ExampleBehaviours() {
 	// Output:
 	// GetHandsOutItemsInOrder: Get returns waiting items oldest first, and Len counts the waiting ones
 	// AddCollapsesWhileWaiting: adding an item that is already waiting does nothing: it keeps its place and is handed out once
-	// 17 behaviours
+	// 20 behaviours
 }

@@ -46,6 +46,10 @@ var catalogue = []grade.Mistake{
 		Catches: []string{"AddAfterKeepsEarlierTime"}},
 	{Name: "addafter-blocks", What: "AddAfter sleeps the delay itself before adding",
 		Catches: []string{"AddAfterWaitsTheDelay"}},
+	{Name: "addafter-earlier-does-not-wake", What: "the delay loop sleeps until the earliest ready time it knew when it fell asleep; an AddAfter due sooner does not wake it",
+		Catches: []string{"AddAfterOfAnEarlierItemIsNotHeldBack", "MatchesInformerlabOnRandomSequences"}},
+	{Name: "addafter-skips-waiting-item", What: "AddAfter of an item already waiting (dirty) does nothing, so the later add is lost once the item is handed out",
+		Catches: []string{"AddAfterOfAWaitingItemAddsItAgainLater", "MatchesInformerlabOnRandomSequences"}},
 	{Name: "delayed-survive-shutdown", What: "ShutDown leaves the delay timers running, and a timer that fires puts its item in line",
 		Catches: []string{"ShutDownDropsDelayedItems"}},
 }
@@ -232,7 +236,24 @@ func (q *learnerQueue) AddAfter(item string, d time.Duration) {
 	if q.shut {
 		return
 	}
+	if q.mistake == "addafter-skips-waiting-item" && q.dirty[item] {
+		return
+	}
 	at := time.Now().Add(d)
+	fire := d
+	if q.mistake == "addafter-earlier-does-not-wake" {
+		// One loop sleeps until the earliest time it knew: nothing
+		// comes out before that.
+		var earliest time.Time
+		for _, other := range q.readyAt {
+			if earliest.IsZero() || other.Before(earliest) {
+				earliest = other
+			}
+		}
+		if wait := time.Until(earliest); !earliest.IsZero() && wait > fire {
+			fire = wait
+		}
+	}
 	if old, ok := q.readyAt[item]; ok {
 		if !old.After(at) && q.mistake != "addafter-later-wins" {
 			return
@@ -240,7 +261,7 @@ func (q *learnerQueue) AddAfter(item string, d time.Duration) {
 		q.timers[item].Stop()
 	}
 	q.readyAt[item] = at
-	q.timers[item] = time.AfterFunc(d, func() {
+	q.timers[item] = time.AfterFunc(fire, func() {
 		q.mu.Lock()
 		defer q.mu.Unlock()
 		if !q.readyAt[item].Equal(at) {

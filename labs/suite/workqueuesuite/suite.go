@@ -444,6 +444,38 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				assert.Empty(t, twice, "items added once but processed more than once")
 			},
 		},
+		{
+			Name: "AddAfterOfAnEarlierItemIsNotHeldBack",
+			Want: "an AddAfter due sooner than every item already delayed comes out at its own time, not when the earlier-scheduled wait ends",
+			Doc:  docGetDone,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.AddAfter("late", 10*time.Second)
+					world.Advance(time.Second) // whatever waits for "late" is now asleep
+					q.AddAfter("soon", time.Second)
+					require.Equal(t, 1, LenAfter(q, time.Second), "1s after AddAfter(soon, 1s), with late due 8s later")
+					assert.Equal(t, []string{"soon"}, getN(t, q, 1))
+					assert.Equal(t, 1, LenAfter(q, 8*time.Second), "late at its own time")
+				})
+			},
+		},
+		{
+			Name: "AddAfterOfAWaitingItemAddsItAgainLater",
+			Want: "AddAfter of an item already waiting in line still adds it when the delay ends: handed out and Done meanwhile, it comes back",
+			Doc:  docGetDone,
+			Test: func(t *testing.T) {
+				withQueue(t, func(t *testing.T, q workqueue.DelayingInterface[string]) {
+					q.Add("a")
+					q.AddAfter("a", 2*time.Second)
+					assert.Equal(t, 1, q.Len(), "a waits once")
+					assert.Equal(t, []string{"a"}, getN(t, q, 1))
+					q.Done("a")
+					assert.Equal(t, 0, LenAfter(q, time.Second))
+					assert.Equal(t, 1, LenAfter(q, time.Second), "the delayed add of a, 2s after it")
+				})
+			},
+		},
+		modelBehaviour(impl),
 	}
 }
 

@@ -2,7 +2,6 @@ package admission
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -28,6 +27,13 @@ type ServerOptions struct {
 	// kubelet rotate them in place); a pair that fails to load keeps the
 	// previous one in service, and says so in the log. Required.
 	CertFile, KeyFile string
+	// ClientCAFile, when set, is a PEM file of CA certificates, and the
+	// server authenticates its callers: a caller must present a client
+	// certificate signed by one of them, or the TLS handshake fails. The
+	// API server presents the one its admission configuration names for
+	// the webhook's host (docs/admission.md). The file is read at Start and
+	// again whenever it changes, like CertFile. Empty: any caller.
+	ClientCAFile string
 	// Logger receives the server's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -43,6 +49,8 @@ type Server struct {
 	mux    *http.ServeMux
 	certs  *certReloader
 	logger *slog.Logger
+
+	clientCAs *clientCAReloader // set by Start with ClientCAFile; nil without
 
 	serving atomic.Bool // set while Start serves
 
@@ -138,6 +146,9 @@ func (s *Server) Listen() (net.Listener, error) {
 	if err := s.certs.load(); err != nil {
 		return nil, fmt.Errorf("controller: webhook server: %w", err)
 	}
+	if err := s.loadClientCAs(); err != nil {
+		return nil, err
+	}
 	l, err := net.Listen("tcp", s.opts.BindAddress)
 	if err != nil {
 		return nil, fmt.Errorf("controller: webhook server: %w", err)
@@ -152,7 +163,7 @@ func (s *Server) Listen() (net.Listener, error) {
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.mux,
-		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: s.certs.get},
+		TLSConfig:         s.tlsConfig(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelDebug),

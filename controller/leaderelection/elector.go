@@ -213,13 +213,13 @@ func (le *LeaderElector) TryAcquireOrRenew(ctx context.Context) bool {
 		}
 		created, err := le.client.Create(ctx, lease, metav1.CreateOptions{})
 		if err != nil {
-			le.logger.Info("could not create the lease", "err", err)
+			le.logger.Log(ctx, ctrlutil.RefusedLevel(err, slog.LevelInfo), "could not create the lease", "err", err)
 			return false
 		}
 		return le.observe(created, now)
 	}
 	if err != nil {
-		le.logger.Info("could not read the lease", "err", err)
+		le.logger.Log(ctx, ctrlutil.RefusedLevel(err, slog.LevelInfo), "could not read the lease", "err", err)
 		return false
 	}
 	lease, rec, err := ReadLease(obj)
@@ -252,7 +252,7 @@ func (le *LeaderElector) TryAcquireOrRenew(ctx context.Context) bool {
 	// this attempt loses.
 	updated, err := le.client.Update(ctx, update, metav1.UpdateOptions{})
 	if err != nil {
-		le.logger.Info("could not write the lease", "err", err)
+		le.logger.Log(ctx, ctrlutil.RefusedLevel(err, slog.LevelInfo), "could not write the lease", "err", err)
 		return false
 	}
 	return le.observe(updated, now)
@@ -290,7 +290,7 @@ func (le *LeaderElector) Release(ctx context.Context) {
 		err = le.releaseLatest(ctx)
 	}
 	if err != nil {
-		le.logger.Info("could not release the lease; successors wait for it to expire", "err", err)
+		le.logger.Log(ctx, ctrlutil.RefusedLevel(err, slog.LevelInfo), "could not release the lease; successors wait for it to expire", "err", err)
 		return
 	}
 	le.logger.Info("released the lease")

@@ -362,7 +362,7 @@ func (s *Member) tick(ctx context.Context) {
 func (s *Member) viewRing(ctx context.Context, now time.Time) []string {
 	list, err := s.client.List(ctx, metav1.ListOptions{LabelSelector: RingLabel + "=" + s.ring})
 	if err != nil {
-		s.logger.Info("could not list the ring's Leases", "err", err)
+		s.logger.Log(ctx, ctrlutil.RefusedLevel(err, slog.LevelInfo), "could not list the ring's Leases", "err", err)
 		return nil
 	}
 	items, err := meta.ExtractList(list)

@@ -22,7 +22,7 @@ import (
 const UncachedResource = "podtemplates"
 
 // apiserverArgs are kube-apiserver's flags.
-func apiserverArgs(dir string, port int, etcdURL string, p *pki, compaction time.Duration, extra []string) []string {
+func apiserverArgs(dir string, port int, etcdURL string, p *pki, compaction time.Duration, authorization string, extra []string) []string {
 	url := fmt.Sprintf("https://127.0.0.1:%d", port)
 	args := []string{
 		"--etcd-servers=" + etcdURL,
@@ -37,9 +37,10 @@ func apiserverArgs(dir string, port int, etcdURL string, p *pki, compaction time
 		"--tls-private-key-file=" + p.servingKey,
 		// kube-apiserver writes certificates it makes for itself here.
 		"--cert-dir=" + filepath.Join(dir, "apiserver-certs"),
-		// Authentication: one bearer token. Authorization: none to speak of.
+		// Authentication: one bearer token (and service-account tokens).
+		// Authorization: AlwaysAllow unless Options.AuthorizationMode says.
 		"--token-auth-file=" + p.tokenFile,
-		"--authorization-mode=AlwaysAllow",
+		"--authorization-mode=" + authorization,
 		// Service-account tokens: kube-apiserver will not start without an
 		// issuer and a key pair to sign and verify them.
 		"--service-account-issuer=" + url,

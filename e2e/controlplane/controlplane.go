@@ -39,6 +39,14 @@ type Options struct {
 	// ExtraAPIServerFlags are appended to kube-apiserver's command line.
 	ExtraAPIServerFlags []string
 
+	// AuthorizationMode is kube-apiserver's --authorization-mode: "" means
+	// AlwaysAllow (every authenticated request may do anything); "RBAC"
+	// checks Roles and bindings, as a cluster does. The admin token's user
+	// is in system:masters, which RBAC allows everything. It is an option
+	// of its own because the flag is a list: given again in
+	// ExtraAPIServerFlags, it would be added to AlwaysAllow, not replace it.
+	AuthorizationMode string
+
 	// Logger is told what is built and started, where, and how long it took.
 	// Nil means slog.Default().
 	Logger *slog.Logger
@@ -150,7 +158,7 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 			return err
 		}
 		cp.URL = fmt.Sprintf("https://127.0.0.1:%d", ports[0])
-		cp.args = apiserverArgs(cp.Dir, ports[0], cp.EtcdURL, p, compaction, opts.ExtraAPIServerFlags)
+		cp.args = apiserverArgs(cp.Dir, ports[0], cp.EtcdURL, p, compaction, cmpOr(opts.AuthorizationMode, "AlwaysAllow"), opts.ExtraAPIServerFlags)
 		apiserver, err = startAPIServer(ctx, cp.bin.KubeAPIServer, cp.args, cp.apiserverL, cp.URL, cp.hc, cp.Token)
 		if err == nil {
 			break
@@ -271,4 +279,12 @@ func (cp *ControlPlane) stopAll() error {
 		errs = append(errs, os.RemoveAll(cp.Dir))
 	}
 	return errors.Join(errs...)
+}
+
+// cmpOr returns s, or def when s is empty.
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

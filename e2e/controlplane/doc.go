@@ -6,7 +6,7 @@
 //
 //	kubectl, client, Reflector, informers, the demo
 //	      |  https://127.0.0.1:PORT   (self-signed certificate, bearer token)
-//	 kube-apiserver v1.37.2   --authorization-mode=AlwaysAllow
+//	 kube-apiserver v1.37.2   --authorization-mode=AlwaysAllow (or RBAC)
 //	      |  http://127.0.0.1:PORT
 //	 etcd v3.6.16             data in a temporary directory
 //
@@ -25,6 +25,10 @@
 //  3. It starts etcd on two free loopback ports and waits for /health, then
 //     kube-apiserver on a free port and waits for /readyz (about 2-4 seconds).
 //     Each runs in its own process group, logging to a file in the directory.
+//     [Options.AuthorizationMode] "RBAC" makes it check Roles and bindings
+//     as a cluster does; the admin token's user is in system:masters, which
+//     RBAC allows everything, and a ServiceAccount's token (TokenRequest)
+//     gets only what its bindings grant.
 //  4. It writes a kubeconfig: the server URL, the certificate as
 //     certificate-authority-data, the token inline. kubectl, client-go and
 //     client.LoadKubeconfig all read it.
@@ -46,9 +50,11 @@
 // There is no kube-controller-manager and no scheduler. Namespaces never
 // finish deleting (nothing empties them), Deployments get no ReplicaSets, Pods
 // or status, nothing is garbage-collected through ownerReferences, and
-// ServiceAccounts get no tokens. Tests work in fresh namespaces and never wait
-// for one to disappear; where Deployment status matters, the sample
-// controller's DeploymentSimulator plays the Deployment controller's part.
+// ServiceAccounts get no token Secrets (kube-apiserver itself still answers
+// the TokenRequest API, POST .../serviceaccounts/NAME/token). Tests work in
+// fresh namespaces and never wait for one to disappear; where Deployment
+// status matters, the sample controller's DeploymentSimulator plays the
+// Deployment controller's part.
 //
 // # Guarantees
 //

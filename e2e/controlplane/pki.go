@@ -30,7 +30,8 @@ type pki struct {
 }
 
 // adminUser is the user the token authenticates as. It is in system:masters,
-// though with --authorization-mode=AlwaysAllow every user may do everything.
+// which RBAC allows everything (with the default --authorization-mode of
+// AlwaysAllow, every user may do everything anyway).
 const adminUser = "informerlab-admin"
 
 // writePKI makes a fresh serving certificate, service-account key pair and

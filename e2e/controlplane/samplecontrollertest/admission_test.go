@@ -3,6 +3,7 @@ package samplecontrollertest
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -11,12 +12,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/controller/admission"
 	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
 	"github.com/informerlab/informerlab/internal/testcert"
 	sc "github.com/informerlab/informerlab/samplecontroller"
+	"github.com/informerlab/informerlab/samplecontroller/deploy"
 )
 
 // webhookPKI writes a CA and a serving certificate for 127.0.0.1 signed by
@@ -29,53 +33,38 @@ func webhookPKI(t *testing.T, dir string) []byte {
 	return pair.CAPEM
 }
 
-// webhookConfigurations registers the sample controller's two webhooks with
-// the API server, for Foos in namespace ns only (other tests share the
-// server), with failurePolicy policy.
-const webhookConfigurations = `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata:
-  name: %[1]s
-webhooks:
-  - name: default.foos.samplecontroller.k8s.io
-    clientConfig:
-      url: https://%[2]s%[3]s
-      caBundle: %[4]s
-    rules:
-      - operations: [CREATE, UPDATE]
-        apiGroups: [samplecontroller.k8s.io]
-        apiVersions: [v1alpha1]
-        resources: [foos]
-    namespaceSelector:
-      matchLabels:
-        kubernetes.io/metadata.name: %[1]s
-    failurePolicy: %[6]s
-    sideEffects: None
-    admissionReviewVersions: [v1]
-    timeoutSeconds: 5
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingWebhookConfiguration
-metadata:
-  name: %[1]s
-webhooks:
-  - name: validate.foos.samplecontroller.k8s.io
-    clientConfig:
-      url: https://%[2]s%[5]s
-      caBundle: %[4]s
-    rules:
-      - operations: [CREATE, UPDATE]
-        apiGroups: [samplecontroller.k8s.io]
-        apiVersions: [v1alpha1]
-        resources: [foos]
-    namespaceSelector:
-      matchLabels:
-        kubernetes.io/metadata.name: %[1]s
-    failurePolicy: %[6]s
-    sideEffects: None
-    admissionReviewVersions: [v1]
-    timeoutSeconds: 5
-`
+// webhookConfigurations returns the sample controller's two webhook
+// configurations of samplecontroller/deploy/webhooks.yaml, as applied to a
+// server where the webhook is not behind a Service: named ns, calling the
+// webhook server at addr by URL (the path of the Service reference kept)
+// with caBundle, for Foos in namespace ns only (other tests share the
+// server), with failurePolicy policy. It returns them as a v1 List, JSON,
+// for kubectl apply -f -.
+func webhookConfigurations(t *testing.T, ns, addr string, caBundle []byte, policy string) string {
+	t.Helper()
+	objs, err := deploy.Objects(deploy.Webhooks())
+	require.NoError(t, err)
+	var items []any
+	for _, obj := range objs {
+		obj.SetName(ns)
+		hooks, _, err := unstructured.NestedSlice(obj.Object, "webhooks")
+		require.NoError(t, err)
+		for _, h := range hooks {
+			hook := h.(map[string]any)
+			path, _, err := unstructured.NestedString(hook, "clientConfig", "service", "path")
+			require.NoError(t, err)
+			require.NotEmpty(t, path, "webhooks.yaml: %s calls a Service path", hook["name"])
+			hook["clientConfig"] = map[string]any{"url": "https://" + addr + path, "caBundle": base64.StdEncoding.EncodeToString(caBundle)}
+			hook["namespaceSelector"] = map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": ns}}
+			hook["failurePolicy"] = policy
+		}
+		require.NoError(t, unstructured.SetNestedSlice(obj.Object, hooks, "webhooks"))
+		items = append(items, obj.Object)
+	}
+	list, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	require.NoError(t, err)
+	return string(list)
+}
 
 // fooWithoutReplicas is a Foo manifest that leaves spec.replicas out.
 const fooWithoutReplicas = `apiVersion: samplecontroller.k8s.io/v1alpha1
@@ -89,8 +78,9 @@ spec:
 
 // TestAdmissionWebhooksOnTheRealAPIServer: the sample controller's Manager
 // serves its defaulting and validating webhooks on 127.0.0.1, and the API
-// server calls them, registered by a Mutating- and a
-// ValidatingWebhookConfiguration with the CA bundle:
+// server calls them, registered by the Mutating- and
+// ValidatingWebhookConfiguration of samplecontroller/deploy/webhooks.yaml,
+// pointed at the server's URL with the CA bundle:
 //
 //  1. a Foo created with kubectl without replicas is stored with the default
 //     the mutating webhook wrote (the CRD has none of its own);
@@ -111,10 +101,9 @@ func TestAdmissionWebhooksOnTheRealAPIServer(t *testing.T) {
 		BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"),
 	})
 	require.NoError(t, err)
-	stop := startWithWebhooks(t, ns, ws)
+	stop := startWithWebhooks(t, typedClient(t), ns, ws)
 	register := func(policy string) {
-		manifest := fmt.Sprintf(webhookConfigurations, ns, ws.Addr().String(), sc.MutatePath,
-			base64.StdEncoding.EncodeToString(caBundle), sc.ValidatePath, policy)
+		manifest := webhookConfigurations(t, ns, ws.Addr().String(), caBundle, policy)
 		_, err := testenv.KubectlStdin(t, manifest, "apply", "-f", "-")
 		require.NoError(t, err)
 	}
@@ -164,11 +153,11 @@ func TestAdmissionWebhooksOnTheRealAPIServer(t *testing.T) {
 		"Ignore: stored as sent, with nobody to default it")
 }
 
-// startWithWebhooks runs the sample controller in ns with ws as its webhook
-// server, and returns a function that stops it and returns Run's result.
-func startWithWebhooks(t *testing.T, ns string, ws *admission.Server) (stop func() error) {
+// startWithWebhooks runs the sample controller in ns, through c, with ws as
+// its webhook server, and returns a function that stops it and returns
+// Run's result.
+func startWithWebhooks(t *testing.T, c *client.Client, ns string, ws *admission.Server) (stop func() error) {
 	t.Helper()
-	c := typedClient(t)
 	api := func(gvr schema.GroupVersionResource, ns string) sc.Resource { return c.Resource(gvr).Namespace(ns) }
 	ctrl, err := sc.New(api, sc.Options{
 		Namespace: ns, DeploymentSimulator: true, WebhookServer: ws,

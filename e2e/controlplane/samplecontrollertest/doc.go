@@ -28,7 +28,20 @@
 //   - Admission webhooks served by the sample controller's Manager: a Foo
 //     without replicas is stored with the default, a Foo that names another
 //     Foo's Deployment is refused with the webhook's message, and the failure
-//     policy decides what happens while the Manager is down.
+//     policy decides what happens while the Manager is down. The
+//     configurations are samplecontroller/deploy/webhooks.yaml's.
+//   - Webhook client authentication, on a kube-apiserver of the test's own
+//     (testenv.StartControlPlane) given a client certificate by
+//     --admission-control-config-file: the webhook server, with
+//     ClientCAFile, answers it, and refuses at the TLS handshake a caller
+//     without a certificate, one with another CA's, and the shared
+//     kube-apiserver, which presents none.
+//   - RBAC, on a kube-apiserver with --authorization-mode=RBAC:
+//     cmd/samplecontroller, as the ServiceAccount of
+//     samplecontroller/deploy/rbac.yaml with a TokenRequest token, works
+//     alone and as a ring of three with exactly those rules; without any
+//     one rule, it logs the refusal naming that verb and resource, at WARN
+//     or ERROR.
 //   - Deleting the Foo: the finalizer's cleanup deletes the Deployment before
 //     the Foo goes. Nothing else would: a bare control plane has no garbage
 //     collector to follow the owner reference.
@@ -60,6 +73,6 @@
 // TestMain starts one control plane for the package (testenv.Main); each test
 // works in its own namespace.
 //
-// Run with: cd e2e/controlplane && go test -race ./samplecontrollertest -run 'Foo|Leader|Admission|Sharded' -v
+// Run with: cd e2e/controlplane && go test -race ./samplecontrollertest -run 'Foo|Leader|Admission|Sharded|RBAC' -v
 // (the process tests alone: -run 'Process|Paused|Receive')
 package samplecontrollertest

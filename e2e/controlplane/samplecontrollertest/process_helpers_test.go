@@ -92,15 +92,32 @@ type procRing struct {
 // still runs.
 func (r procRing) start(tb testing.TB, name string) *replicaProcess {
 	tb.Helper()
+	return r.startWith(tb, name)
+}
+
+// startWith is start with more flags, such as --lease-namespace.
+func (r procRing) startWith(tb testing.TB, name string, extra ...string) *replicaProcess {
+	tb.Helper()
+	return startProcess(tb, name, r.bin, func(p *replicaProcess) []string {
+		return append([]string{"--kubeconfig", r.kubeconfig, "--namespace", r.ns, "--simulate-deployments",
+			"--ring", r.ring, "--identity", name,
+			"--lease-duration", procLeaseDuration.String(), "--renew-deadline", procRenewDeadline.String(), "--retry-period", procRetryPeriod.String(),
+			"--journal", p.journal, "--stats", p.stats, "--log-level", "warn"}, extra...)
+	})
+}
+
+// startProcess starts the binary bin as the process name, with the flags
+// args returns (given the process, whose journal and stats paths are
+// chosen), its stderr to a file; it is SIGKILLed when tb ends, if it still
+// runs, and its stderr's tail logged if tb failed.
+func startProcess(tb testing.TB, name, bin string, args func(p *replicaProcess) []string) *replicaProcess {
+	tb.Helper()
 	dir := tb.TempDir()
 	p := &replicaProcess{name: name, journal: filepath.Join(dir, "journal"), stats: filepath.Join(dir, "stats.json"),
 		stderr: filepath.Join(dir, "stderr"), done: make(chan struct{})}
 	stderr, err := os.Create(p.stderr)
 	require.NoError(tb, err)
-	p.cmd = exec.Command(r.bin, "--kubeconfig", r.kubeconfig, "--namespace", r.ns, "--simulate-deployments",
-		"--ring", r.ring, "--identity", name,
-		"--lease-duration", procLeaseDuration.String(), "--renew-deadline", procRenewDeadline.String(), "--retry-period", procRetryPeriod.String(),
-		"--journal", p.journal, "--stats", p.stats, "--log-level", "warn")
+	p.cmd = exec.Command(bin, args(p)...)
 	p.cmd.Stderr = stderr
 	require.NoError(tb, p.cmd.Start())
 	stderr.Close()

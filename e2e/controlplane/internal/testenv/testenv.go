@@ -1,7 +1,9 @@
 // Package testenv is what every test package of this module shares: one
 // control plane per test binary ([Main]), started before the tests and stopped
 // after them, a fresh namespace per test ([Namespace]), a client built from
-// the control plane's kubeconfig ([Client]), and kubectl ([Kubectl]).
+// the control plane's kubeconfig ([Client]), and kubectl ([Kubectl]); and
+// control planes besides it: [GateOff], shared, and [StartControlPlane], a
+// test's own, with its own flags.
 //
 // The control plane has no kube-controller-manager, so a deleted namespace
 // stays Terminating: tests never share a namespace, and never wait for one
@@ -94,17 +96,40 @@ func GateOff(t testing.TB) *controlplane.ControlPlane {
 	t.Helper()
 	require.NotNil(t, shared, "testenv: no control plane: call testenv.Main from TestMain")
 	gateOff.once.Do(func() {
-		logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		gateOff.cp, gateOff.err = controlplane.Start(ctx, controlplane.Options{
-			Logger: logger.With("plane", "gate-off"),
+		gateOff.cp, gateOff.err = startPlane("gate-off", controlplane.Options{
 			// Later flags win: this turns off the gate the default flags turn on.
 			ExtraAPIServerFlags: []string{"--feature-gates=ShardedListAndWatch=false"},
 		})
 	})
 	require.NoError(t, gateOff.err, "testenv: start the gate-off control plane")
 	return gateOff.cp
+}
+
+// StartControlPlane starts a control plane of this test's own, configured
+// by opts (say, AuthorizationMode "RBAC", or kube-apiserver flags that name
+// files the test wrote), and stops it when the test ends. Its logs go to
+// stderr tagged plane=name. Files the flags name must outlive it: make them
+// in a t.TempDir() before calling, so that they are removed after it stops.
+// Use ClientOf, NamespaceOn, InstallFooCRDOn and KubectlOn with it.
+func StartControlPlane(t testing.TB, name string, opts controlplane.Options) *controlplane.ControlPlane {
+	t.Helper()
+	cp, err := startPlane(name, opts)
+	require.NoError(t, err, "testenv: start the %s control plane", name)
+	t.Cleanup(func() {
+		if err := cp.Stop(); err != nil {
+			t.Errorf("testenv: stop the %s control plane: %v", name, err)
+		}
+	})
+	return cp
+}
+
+// startPlane starts a control plane besides the shared one: the path of
+// GateOff and StartControlPlane.
+func startPlane(name string, opts controlplane.Options) (*controlplane.ControlPlane, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil)).With("plane", name)
+	return controlplane.Start(ctx, opts)
 }
 
 // Scheme returns a scheme with the core/v1 types: ConfigMaps, PodTemplates,
@@ -211,6 +236,12 @@ func KubectlOn(t testing.TB, cp *controlplane.ControlPlane, args ...string) stri
 func KubectlStdin(t testing.TB, stdin string, args ...string) (string, error) {
 	t.Helper()
 	return kubectl(t, ControlPlane(t), stdin, args...)
+}
+
+// KubectlStdinOn is KubectlStdin against the control plane cp.
+func KubectlStdinOn(t testing.TB, cp *controlplane.ControlPlane, stdin string, args ...string) (string, error) {
+	t.Helper()
+	return kubectl(t, cp, stdin, args...)
 }
 
 func kubectl(t testing.TB, cp *controlplane.ControlPlane, stdin string, args ...string) (string, error) {

@@ -228,6 +228,22 @@ func intOr(n, def int) int {
 func (s *Member) memberLeaseName(id string) string { return s.ring + "-member-" + id }
 func (s *Member) bucketLeaseName(b int) string     { return s.ring + "-bucket-" + strconv.Itoa(b) }
 
+// bucketOfLease returns the bucket whose Lease is named name, exactly as
+// bucketLeaseName writes it: "<ring>-bucket-00" or "<ring>-bucket-+1" is no
+// bucket's, so a stray Lease can never stand for a real one in the ring's
+// view (its changes would keep the real one looking fresh forever).
+func (s *Member) bucketOfLease(name string) (int, bool) {
+	digits, ok := strings.CutPrefix(name, s.ring+"-bucket-")
+	if !ok {
+		return 0, false
+	}
+	b, err := strconv.Atoi(digits)
+	if err != nil || b < 0 || b >= s.buckets || s.bucketLeaseName(b) != name {
+		return 0, false
+	}
+	return b, true
+}
+
 // Identity returns the member's identity, the holder it writes in Leases.
 func (s *Member) Identity() string { return s.identity }
 
@@ -381,8 +397,7 @@ func (s *Member) viewRing(ctx context.Context, now time.Time) []string {
 		name := lease.GetName()
 		switch {
 		case strings.HasPrefix(name, bucketPrefix):
-			b, err := strconv.Atoi(strings.TrimPrefix(name, bucketPrefix))
-			if err == nil && b >= 0 && b < s.buckets {
+			if b, ok := s.bucketOfLease(name); ok {
 				s.electors[b].ObserveRecord(rec, now)
 			}
 		case strings.HasPrefix(name, memberPrefix) && name != s.member.Options().Name:

@@ -627,6 +627,59 @@ func testShardRingCrash(t *testing.T, mode string) {
 	})
 }
 
+// TestShardRingIgnoresLeasesThatOnlyLookLikeBucketLeases: a Lease of the
+// ring named "foo-bucket-00" (or "foo-bucket-000") is no bucket's. When the
+// holder of bucket 0 crashes, a survivor takes bucket 0 after LeaseDuration
+// as usual; read loosely, the stray Lease's record and the real one's would
+// take turns as bucket 0's, each change restarting the expiry clock, and
+// bucket 0 would never be taken.
+// Diagram: steps 8-9 (who may run a key). client-go: tools/leaderelection observedTime (expiry by the local clock).
+func TestShardRingIgnoresLeasesThatOnlyLookLikeBucketLeases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newRingWorld(t, 200*time.Millisecond)
+		for _, n := range []string{"replica-0", "replica-1"} {
+			w.add(n)
+		}
+		w.settle()
+		leases := w.srv.Resource(ctrltest.LeasesGVR).Namespace("kube-system")
+		for _, name := range []string{"foo-bucket-00", "foo-bucket-000"} {
+			stray := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+				"metadata": map[string]any{"name": name, "labels": map[string]any{sharding.RingLabel: "foo"}},
+				"spec": map[string]any{"holderIdentity": "someone-else", "leaseDurationSeconds": int64(3600),
+					"renewTime": time.Now().UTC().Format(metav1.RFC3339Micro)},
+			}}
+			_, err := leases.Create(context.Background(), stray, metav1.CreateOptions{})
+			require.NoError(t, err)
+		}
+		holder, _ := w.leaseHolder("foo-bucket-0")
+		var crashed *ringMember
+		for _, m := range w.all() {
+			if m.name == holder {
+				crashed = m
+			}
+		}
+		require.NotNil(t, crashed, "bucket 0 is held by a member of the ring")
+
+		crashed.leases.fail.Store(true)
+		cutAt := time.Now()
+		var takenBy string
+		for time.Since(cutAt) < 3*ringLease {
+			time.Sleep(ringRetry)
+			if h := w.holders()[0]; h != "" && h != holder {
+				takenBy = h
+				break
+			}
+		}
+		w.stop(crashed)
+
+		t.Logf("%s crashed holding bucket 0, beside Leases foo-bucket-00 and foo-bucket-000; bucket 0 taken by %q %v later", holder, takenBy, time.Since(cutAt))
+		require.NotEmpty(t, takenBy, "bucket 0 was taken over")
+		assert.LessOrEqual(t, time.Since(cutAt), ringLease+3*ringRetry+relist)
+		w.check()
+	})
+}
+
 // TestShardRingScaleOutAndInMovesOnlyBucketsWhoseOwnerChanged: 3 → 4 → 3.
 // A fourth member takes exactly the buckets the ring gives it, each handed
 // over gracefully by its old owner; no other bucket ever changes hands, not

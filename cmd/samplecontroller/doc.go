@@ -48,7 +48,9 @@
 //     last is two seconds old, so the figure is never staler than that).
 //
 // Exit status: 0 after a graceful stop or --help, 1 when the controller
-// cannot start or fails, 2 for a bad command line.
+// cannot start or fails (a --ring replica that cannot take its member Lease
+// within twice --lease-duration plus --retry-period, warning each round,
+// gives up), 2 for a bad command line.
 //
 // # Examples
 //

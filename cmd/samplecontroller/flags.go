@@ -12,6 +12,7 @@ import (
 	"github.com/informerlab/informerlab/controller/leaderelection"
 	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/internal/cli"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // config is what the flags say.
@@ -55,9 +56,9 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.ring, "ring", "",
 		"run as one replica of the sharded ring `name`: the replicas of a ring share the Foos by bucket, each caching and reconciling only the Foos of the buckets whose Lease it holds; empty runs one replica that does everything")
 	fs.StringVar(&cfg.identity, "identity", "",
-		"this replica's `name` in the ring, unique among its replicas and written in the Leases it holds; empty means the host name and a random suffix (with --ring)")
+		"this replica's `name` in the ring, unique among its replicas and written in the Leases it holds: lower-case letters, digits, '-' and '.'; empty means the host name in that form and a random suffix (with --ring)")
 	fs.IntVar(&cfg.buckets, "buckets", sharding.DefaultBuckets,
-		"the ring's fixed `number` of buckets; every replica of a ring must give the same (with --ring)")
+		"the ring's fixed `number` of buckets, 1 to 1024; every replica of a ring must give the same (with --ring)")
 	fs.StringVar(&cfg.leaseNS, "lease-namespace", "",
 		"the `namespace` of the ring's member and bucket Leases; empty means --namespace, or \"default\" when that is empty too (with --ring)")
 	fs.DurationVar(&cfg.leaseDur, "lease-duration", leaderelection.DefaultLeaseDuration,
@@ -105,8 +106,13 @@ func parseFlags(args []string) (config, error) {
 		}
 		return cfg, nil
 	}
-	if cfg.buckets < 1 {
-		return cfg, usagef("--buckets %d: want at least 1", cfg.buckets)
+	if cfg.buckets < 1 || cfg.buckets > sharding.MaxBuckets {
+		return cfg, usagef("--buckets %d: want 1 to %d (each bucket is a Lease its holder renews every --retry-period)", cfg.buckets, sharding.MaxBuckets)
+	}
+	if cfg.identity != "" {
+		if errs := validation.IsDNS1123Subdomain(cfg.ring + "-member-" + cfg.identity); len(errs) > 0 {
+			return cfg, usagef("--identity %q: it ends the Lease name %s-member-%s, so use lower-case letters, digits, '-' and '.'", cfg.identity, cfg.ring, cfg.identity)
+		}
 	}
 	if cfg.leaseDur <= 0 || cfg.renewDL <= 0 || cfg.retryPeriod <= 0 {
 		return cfg, usagef("--lease-duration, --renew-deadline and --retry-period must be positive")
@@ -145,5 +151,7 @@ so the other replicas take its buckets at once instead of after
 --lease-duration.
 
 Exit status: 0 after a graceful stop (or --help), 1 when the controller
-cannot start or fails while running, 2 for a bad command line.
+cannot start or fails while running (a --ring replica that cannot take its
+member Lease within twice --lease-duration plus --retry-period, warning
+each round, gives up with 1), 2 for a bad command line.
 `

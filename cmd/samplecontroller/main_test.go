@@ -2,17 +2,20 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,7 +60,9 @@ func TestBadCommandLinesAreUsageErrors(t *testing.T) {
 		{nil, "give exactly one of --kubeconfig and --server"},
 		{[]string{"--server", "http://x", "--kubeconfig", "k"}, "give exactly one of --kubeconfig and --server"},
 		{[]string{"--server", "http://x", "--identity", "a"}, "--identity needs --ring"},
-		{[]string{"--server", "http://x", "--ring", "r", "--buckets", "0"}, "--buckets 0: want at least 1"},
+		{[]string{"--server", "http://x", "--ring", "r", "--buckets", "0"}, "--buckets 0: want 1 to 1024"},
+		{[]string{"--server", "http://x", "--ring", "r", "--buckets", "100000"}, "--buckets 100000: want 1 to 1024"},
+		{[]string{"--server", "http://x", "--ring", "r", "--identity", "host_1f2e"}, `--identity "host_1f2e": it ends the Lease name r-member-host_1f2e`},
 		{[]string{"--server", "http://x", "--ring", "r", "--renew-deadline", "20s"}, "--renew-deadline 20s must be shorter than --lease-duration 15s"},
 		{[]string{"--server", "http://x", "--log-level", "loud"}, `--log-level "loud"`},
 		{[]string{"--server", "http://x", "extra"}, `unexpected argument "extra"`},
@@ -69,6 +74,57 @@ func TestBadCommandLinesAreUsageErrors(t *testing.T) {
 		require.True(t, errors.As(err, &ue), "%v: %v", tc.args, err)
 		assert.Contains(t, err.Error(), tc.want, "%v", tc.args)
 	}
+}
+
+// TestReplicaThatCannotJoinItsRingSaysSoAndExits: a --ring replica whose
+// Leases the server refuses (403, as for a ServiceAccount without its
+// Role) logs the refusal at ERROR every round, then gives up after twice
+// --lease-duration plus --retry-period: run returns an error (exit status
+// 1) naming the ring and the refusal, instead of waiting forever with no
+// bucket while --log-level warn shows nothing.
+// Diagram: steps 8-9 (who may run a key). client-go: none.
+func TestReplicaThatCannotJoinItsRingSaysSoAndExits(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	require.NoError(t, sc.Register(srv))
+	refuseLeases := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/leases") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,`+
+				`"message":"leases.coordination.k8s.io is forbidden: User \"system:serviceaccount:demo:ctrl\" cannot get resource \"leases\" in API group \"coordination.k8s.io\""}`)
+			return
+		}
+		srv.Handler().ServeHTTP(w, r)
+	})
+	ts := httptest.NewServer(refuseLeases)
+	t.Cleanup(func() {
+		srv.Close()
+		ts.Close()
+	})
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	began := time.Now()
+
+	go func() {
+		done <- run(t.Context(), []string{"--server", ts.URL, "--namespace", "ns", "--ring", "r", "--identity", "a",
+			"--lease-duration", "2s", "--renew-deadline", "1s", "--retry-period", "100ms", "--log-level", "warn"}, io.Discard, &stderr)
+	}()
+
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(testDeadline):
+		t.Fatal("the replica kept waiting to join")
+	}
+	t.Logf("run returned after %v: %v", time.Since(began).Round(100*time.Millisecond), err)
+	require.Error(t, err)
+	var ue *usageError
+	assert.False(t, errors.As(err, &ue), "exit status 1, not 2")
+	assert.Contains(t, err.Error(), "could not join ring r in 4.1s")
+	assert.Contains(t, err.Error(), "forbidden")
+	assert.GreaterOrEqual(t, time.Since(began), 4*time.Second)
+	assert.Contains(t, stderr.String(), `level=ERROR msg="not in the ring yet: could not take the member Lease"`)
+	assert.Contains(t, stderr.String(), `level=ERROR msg="could not join the ring: giving up"`)
 }
 
 // A server URL or kubeconfig that cannot be used is an ordinary error
@@ -243,4 +299,22 @@ func readJournal(t *testing.T, path string) []journalLine {
 	}
 	require.NoError(t, sc.Err())
 	return slices.Clip(ls)
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's goroutines and the test.
+type syncBuffer struct {
+	mu  sync.Mutex // guards buf
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -80,6 +80,9 @@ type LeaderElector struct {
 	// the lease by another machine's clock.
 	observed       *unstructured.Unstructured
 	observedRecord LeaseRecord
+	// lastErr is why the last attempt did not end holding the lease (nil
+	// after one that did).
+	lastErr error
 	observedTime   time.Time
 
 	mu sync.Mutex // guards leading
@@ -117,7 +120,7 @@ func NewLeaderElector(opts Options, logger *slog.Logger) (*LeaderElector, error)
 		return nil, fmt.Errorf("controller: leader election: RenewDeadline (%s) must be greater than RetryPeriod (%s)", le.renewDeadline, le.retryPeriod)
 	}
 	if le.identity == "" {
-		id, err := DefaultIdentity()
+		id, err := defaultIdentity()
 		if err != nil {
 			return nil, fmt.Errorf("controller: leader election: %w", err)
 		}
@@ -127,9 +130,9 @@ func NewLeaderElector(opts Options, logger *slog.Logger) (*LeaderElector, error)
 	return le, nil
 }
 
-// DefaultIdentity is the identity of a candidate that was given none: the
+// defaultIdentity is the identity of a candidate that was given none: the
 // host name followed by a random suffix, unique among the replicas of a host.
-func DefaultIdentity() (string, error) {
+func defaultIdentity() (string, error) {
 	host, err := os.Hostname()
 	if err != nil {
 		return "", fmt.Errorf("no Identity and no host name: %w", err)
@@ -214,17 +217,20 @@ func (le *LeaderElector) TryAcquireOrRenew(ctx context.Context) bool {
 		created, err := le.client.Create(ctx, lease, metav1.CreateOptions{})
 		if err != nil {
 			le.logger.Log(ctx, ctrlutil.RefusedLevel(err, slog.LevelInfo), "could not create the lease", "err", err)
+			le.lastErr = fmt.Errorf("could not create Lease %s: %w", le.name, err)
 			return false
 		}
 		return le.observe(created, now)
 	}
 	if err != nil {
 		le.logger.Log(ctx, ctrlutil.RefusedLevel(err, slog.LevelInfo), "could not read the lease", "err", err)
+		le.lastErr = fmt.Errorf("could not read Lease %s: %w", le.name, err)
 		return false
 	}
 	lease, rec, err := ReadLease(obj)
 	if err != nil {
 		le.logger.Error("unreadable lease", "err", err)
+		le.lastErr = fmt.Errorf("unreadable Lease %s: %w", le.name, err)
 		return false
 	}
 	if !rec.Equal(le.observedRecord) {
@@ -235,6 +241,7 @@ func (le *LeaderElector) TryAcquireOrRenew(ctx context.Context) bool {
 	held := rec.HolderIdentity != "" && rec.HolderIdentity != le.identity
 	if held && now.Before(le.observedTime.Add(time.Duration(rec.LeaseDurationSeconds)*time.Second)) {
 		le.logger.Debug("lease held by another candidate", "holder", rec.HolderIdentity)
+		le.lastErr = fmt.Errorf("Lease %s is held by %q", le.name, rec.HolderIdentity)
 		return false
 	}
 
@@ -253,6 +260,7 @@ func (le *LeaderElector) TryAcquireOrRenew(ctx context.Context) bool {
 	updated, err := le.client.Update(ctx, update, metav1.UpdateOptions{})
 	if err != nil {
 		le.logger.Log(ctx, ctrlutil.RefusedLevel(err, slog.LevelInfo), "could not write the lease", "err", err)
+		le.lastErr = fmt.Errorf("could not write Lease %s: %w", le.name, err)
 		return false
 	}
 	return le.observe(updated, now)
@@ -266,6 +274,7 @@ func (le *LeaderElector) observe(obj runtime.Object, now time.Time) bool {
 		return false
 	}
 	le.observed, le.observedRecord, le.observedTime = lease, rec, now
+	le.lastErr = nil
 	le.SetLeading(true)
 	return true
 }
@@ -357,3 +366,9 @@ func (le *LeaderElector) Options() Options {
 
 // ObservedRecord returns the Lease record as last read or written.
 func (le *LeaderElector) ObservedRecord() LeaseRecord { return le.observedRecord }
+
+// LastError returns why the last [LeaderElector.TryAcquireOrRenew] did not
+// end holding the Lease (the server's refusal, or the holder that keeps
+// it), or nil if it did. Like TryAcquireOrRenew, it is for the goroutine
+// making the attempts.
+func (le *LeaderElector) LastError() error { return le.lastErr }

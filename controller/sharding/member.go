@@ -3,9 +3,12 @@ package sharding
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +59,10 @@ func (f CacheFunc) SetShardSelector(ctx context.Context, expr string) error { re
 // who holds what, and members list the ring's Leases by it.
 const RingLabel = "informerlab.dev/ring"
 
+// MaxBuckets bounds Options.Buckets: every bucket is a Lease that its
+// holder renews every RetryPeriod.
+const MaxBuckets = 1024
+
 // maxRingName leaves room in a Lease name for "-bucket-" and a number, or
 // "-member-" and an identity.
 const maxRingName = 40
@@ -71,10 +78,13 @@ type Options struct {
 	// the bucket Leases <Ring>-bucket-<i>, all labelled [RingLabel]=<Ring>.
 	// Required.
 	Ring string
-	// Identity of this member, unique in the ring. "" means the host name
-	// followed by a random suffix.
+	// Identity of this member, unique in the ring: the holder it writes in
+	// Leases, and the end of its member Lease's name, so <Ring>-member-<Identity>
+	// must be a DNS subdomain (lower-case letters, digits, '-' and '.'). ""
+	// means the host name made fit for that (lower case, other characters
+	// as '-') followed by '-' and a random suffix.
 	Identity string
-	// Buckets is the fixed number of buckets. 0 means
+	// Buckets is the fixed number of buckets, at most [MaxBuckets]. 0 means
 	// DefaultBuckets. Every member of a ring must use the same number.
 	Buckets int
 	// LeaseDuration, RenewDeadline and RetryPeriod mean what they mean in
@@ -89,6 +99,13 @@ type Options struct {
 	// another wait. At shutdown it bounds the whole release: buckets still
 	// held then are left to expire. 0 means RenewDeadline.
 	ReleaseTimeout time.Duration
+	// JoinTimeout bounds how long Start tries to take its member Lease
+	// before it gives up and returns an error: a member that cannot join
+	// (its Leases refused, or its identity held by a live process) says so
+	// and stops instead of waiting unseen. 0 means twice LeaseDuration plus
+	// RetryPeriod, enough to outwait the Lease of a crashed process that had
+	// the same identity.
+	JoinTimeout time.Duration
 	// Cache is told the selector of the held buckets (see [Cache]).
 	// nil means there is no sharded cache to drive: a gained bucket is
 	// admitted as soon as its Lease is acquired.
@@ -121,6 +138,7 @@ type Member struct {
 	renewDeadline  time.Duration
 	retryPeriod    time.Duration
 	releaseTimeout time.Duration
+	joinTimeout    time.Duration
 	cache          Cache
 	logger         *slog.Logger
 
@@ -157,19 +175,25 @@ func NewMember(opts Options) (*Member, error) {
 	if errs := validation.IsDNS1123Label(opts.Ring); len(errs) > 0 || len(opts.Ring) > maxRingName {
 		return nil, fmt.Errorf("controller: shard member: Ring %q must be a DNS label of at most %d characters (it prefixes Lease names and is a label value)", opts.Ring, maxRingName)
 	}
-	if opts.Buckets < 0 {
-		return nil, fmt.Errorf("controller: shard member: Buckets is negative (%d)", opts.Buckets)
+	if opts.Buckets < 0 || opts.Buckets > MaxBuckets {
+		return nil, fmt.Errorf("controller: shard member: Buckets is %d: want 1 to %d (0 for %d)", opts.Buckets, MaxBuckets, DefaultBuckets)
+	}
+	if opts.JoinTimeout < 0 {
+		return nil, fmt.Errorf("controller: shard member: JoinTimeout is negative (%s)", opts.JoinTimeout)
 	}
 	if opts.ReleaseTimeout < 0 {
 		return nil, fmt.Errorf("controller: shard member: ReleaseTimeout is negative (%s)", opts.ReleaseTimeout)
 	}
 	identity := opts.Identity
 	if identity == "" {
-		id, err := leaderelection.DefaultIdentity()
+		id, err := defaultIdentity()
 		if err != nil {
 			return nil, fmt.Errorf("controller: shard member: %w", err)
 		}
 		identity = id
+	}
+	if errs := validation.IsDNS1123Subdomain(opts.Ring + "-member-" + identity); len(errs) > 0 {
+		return nil, fmt.Errorf("controller: shard member: Identity %q cannot end a Lease name (%s-member-%s: %s)", identity, opts.Ring, identity, strings.Join(errs, "; "))
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -205,6 +229,7 @@ func NewMember(opts Options) (*Member, error) {
 	resolved := member.Options()
 	s.leaseDuration, s.renewDeadline, s.retryPeriod = resolved.LeaseDuration, resolved.RenewDeadline, resolved.RetryPeriod
 	s.releaseTimeout = cmp.Or(opts.ReleaseTimeout, s.renewDeadline)
+	s.joinTimeout = cmp.Or(opts.JoinTimeout, 2*s.leaseDuration+s.retryPeriod)
 	for b := range s.buckets {
 		leOpts.Name = s.bucketLeaseName(b)
 		le, err := leaderelection.NewLeaderElector(leOpts, leaseLogger)
@@ -305,8 +330,15 @@ func (s *Member) Start(ctx context.Context) error {
 	}()
 
 	s.logger.Info("joining the ring", "buckets", s.buckets)
+	began := time.Now()
+	var joinErr error
 	for {
 		s.tick(ctx)
+		if s.memberRenewed.IsZero() {
+			if joinErr = s.notJoined(began); joinErr != nil {
+				break
+			}
+		}
 		if !ctrlutil.Sleep(ctx, s.retryPeriod) {
 			break
 		}
@@ -314,6 +346,19 @@ func (s *Member) Start(ctx context.Context) error {
 	s.leave()
 	stopCache()
 	<-cacheDone
+	return joinErr
+}
+
+// notJoined reports, at WARN (ERROR for a refusal), why the member Lease has
+// not been taken yet,
+// and returns an error once JoinTimeout has passed since began.
+func (s *Member) notJoined(began time.Time) error {
+	lease, why := s.member.Options().Name, s.member.LastError()
+	if waited := time.Since(began); waited >= s.joinTimeout {
+		s.logger.Error("could not join the ring: giving up", "lease", lease, "waited", waited, "err", why)
+		return fmt.Errorf("controller: shard member %s: could not join ring %s in %s: %w", s.identity, s.ring, s.joinTimeout, why)
+	}
+	s.logger.Log(context.Background(), ctrlutil.RefusedLevel(why, slog.LevelWarn), "not in the ring yet: could not take the member Lease", "lease", lease, "err", why)
 	return nil
 }
 
@@ -526,4 +571,42 @@ func (s *Member) runCache(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// defaultIdentity is the host name made fit to end a Lease name, then '-'
+// and 8 random hex digits.
+func defaultIdentity() (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("cannot make an identity from the host name: %w", err)
+	}
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	return identityFromHost(host, hex.EncodeToString(suffix)), nil
+}
+
+// identityFromHost lowers host, turns every run of characters other than
+// letters and digits into one '-', trims '-' from both ends, keeps at most
+// 40 characters (a DNS label's worth with the suffix), and appends
+// '-'+suffix; an empty result is "member-"+suffix.
+func identityFromHost(host, suffix string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(host) {
+		if ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	name := strings.TrimRight(b.String(), "-")
+	if len(name) > 40 {
+		name = strings.TrimRight(name[:40], "-")
+	}
+	if name == "" {
+		name = "member"
+	}
+	return name + "-" + suffix
 }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/controller/internal/ctrltest"
@@ -932,7 +933,11 @@ func TestNewShardMemberRefusesBadOptions(t *testing.T) {
 		{sharding.Options{Client: leases}, "Ring"},
 		{sharding.Options{Client: leases, Ring: "Foo/x"}, "must be a DNS label"},
 		{sharding.Options{Client: leases, Ring: strings.Repeat("a", 41)}, "at most 40"},
-		{sharding.Options{Client: leases, Ring: "foo", Buckets: -1}, "Buckets is negative"},
+		{sharding.Options{Client: leases, Ring: "foo", Buckets: -1}, "Buckets is -1: want 1 to 1024"},
+		{sharding.Options{Client: leases, Ring: "foo", Buckets: sharding.MaxBuckets + 1}, "Buckets is 1025: want 1 to 1024"},
+		{sharding.Options{Client: leases, Ring: "foo", Identity: "host_1f2e"}, `Identity "host_1f2e" cannot end a Lease name`},
+		{sharding.Options{Client: leases, Ring: "foo", Identity: "Replica-0"}, `Identity "Replica-0" cannot end a Lease name`},
+		{sharding.Options{Client: leases, Ring: "foo", JoinTimeout: -time.Second}, "JoinTimeout is negative"},
 		{sharding.Options{Client: leases, Ring: "foo", RenewDeadline: 20 * time.Second}, "must be greater than RenewDeadline"},
 	} {
 		_, err := sharding.NewMember(c.opts)
@@ -945,6 +950,92 @@ func TestNewShardMemberRefusesBadOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, sharding.DefaultBuckets, m.Buckets())
 	assert.NotEmpty(t, m.Identity())
+}
+
+// TestShardMemberWithoutAnIdentityJoinsItsRing: a member given no identity
+// makes one from the host name that can end a Lease name (the host name
+// with "_" and a random suffix, leader election's default, cannot), takes
+// its member Lease and holds every bucket of a ring of one.
+// Diagram: steps 8-9 (who may run a key). client-go: controller-runtime leader election's default identity (host name + UUID).
+func TestShardMemberWithoutAnIdentityJoinsItsRing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := ctrltest.NewServer(t)
+		m, err := sharding.NewMember(sharding.Options{
+			Client: srv.Resource(ctrltest.LeasesGVR).Namespace("kube-system"), Ring: "foo", Buckets: 4,
+			LeaseDuration: ringLease, RenewDeadline: ringRenew, RetryPeriod: ringRetry, Logger: ctrltest.Quiet,
+		})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- m.Start(ctx) }()
+
+		time.Sleep(2 * ringRetry)
+		synctest.Wait()
+		held := m.Held()
+		cancel()
+
+		t.Logf("identity %q; held %v after two rounds", m.Identity(), held)
+		assert.Regexp(t, `^[a-z0-9]([-a-z0-9]*[a-z0-9])?-[0-9a-f]{8}$`, m.Identity())
+		assert.Equal(t, []int{0, 1, 2, 3}, held)
+		assert.NoError(t, <-done)
+		holder, _, err := leaseOf(t, srv, "foo-member-"+m.Identity())
+		require.NoError(t, err)
+		assert.Empty(t, holder, "released on leaving")
+	})
+}
+
+// TestShardMemberIdentityFromHostFitsALeaseName: the default identity of
+// every host name is a DNS label that ends a Lease name.
+// Diagram: none. client-go: none.
+func TestShardMemberIdentityFromHostFitsALeaseName(t *testing.T) {
+	for host, want := range map[string]string{
+		"worker-7":                "worker-7-0a1b2c3d",
+		"Build_Host.example.COM":  "build-host-example-com-0a1b2c3d",
+		"--x..y__":                "x-y-0a1b2c3d",
+		"":                        "member-0a1b2c3d",
+		"___":                     "member-0a1b2c3d",
+		strings.Repeat("ab-", 30): "ab-ab-ab-ab-ab-ab-ab-ab-ab-ab-ab-ab-ab-a-0a1b2c3d",
+		"ünïcode-hôst":            "n-code-h-st-0a1b2c3d",
+	} {
+		got := sharding.IdentityFromHost(host, "0a1b2c3d")
+
+		assert.Equal(t, want, got, "host %q", host)
+		assert.Empty(t, validation.IsDNS1123Label(got), "host %q", host)
+	}
+}
+
+// TestShardMemberThatCannotJoinSaysSoAndStops: a member whose member Lease
+// cannot be taken (here every call to the API server fails) warns every
+// round with the reason, then, after JoinTimeout, logs an error and Start
+// returns one naming the ring and the reason; it never sits in the ring
+// silently holding nothing. (A refusal, 403, is logged at ERROR from the
+// first round: TestShardMemberRefusedItsLeasesLogsTheRefusalAsAnError.)
+// Diagram: steps 8-9 (who may run a key). client-go: tools/leaderelection (retries forever at V(4)); this package bounds it.
+func TestShardMemberThatCannotJoinSaysSoAndStops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs ctrltest.LogBuffer
+		leases := &ringLeases{LeaseClient: ctrltest.NewServer(t).Resource(ctrltest.LeasesGVR).Namespace("kube-system"), end: make(chan struct{})}
+		leases.fail.Store(true)
+		m, err := sharding.NewMember(sharding.Options{
+			Client: leases, Ring: "foo", Identity: "replica-0", Buckets: 4,
+			LeaseDuration: ringLease, RenewDeadline: ringRenew, RetryPeriod: ringRetry,
+			Logger: logs.Logger(),
+		})
+		require.NoError(t, err)
+		began := time.Now()
+
+		err = m.Start(context.Background())
+
+		took := time.Since(began)
+		t.Logf("Start returned after %v: %v", took, err)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "could not join ring foo in 8.5s")
+		assert.ErrorIs(t, err, errCut)
+		assert.Equal(t, 2*ringLease+ringRetry, took)
+		assert.Contains(t, logs.String(), `level=WARN msg="not in the ring yet: could not take the member Lease" ring=foo member=replica-0 lease=foo-member-replica-0`)
+		assert.Contains(t, logs.String(), `level=ERROR msg="could not join the ring: giving up"`)
+		assert.Empty(t, m.Held())
+	})
 }
 
 // TestShardLeaseIsNoFencePausedWriteStoppedOnlyByResourceVersion shows the

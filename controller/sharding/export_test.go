@@ -1,0 +1,4 @@
+package sharding
+
+// IdentityFromHost exposes the default identity's rule to tests.
+var IdentityFromHost = identityFromHost

@@ -82,8 +82,8 @@ type LeaderElector struct {
 	observedRecord LeaseRecord
 	// lastErr is why the last attempt did not end holding the lease (nil
 	// after one that did).
-	lastErr error
-	observedTime   time.Time
+	lastErr      error
+	observedTime time.Time
 
 	mu sync.Mutex // guards leading
 	// leading is true from a successful acquire until the leader stops

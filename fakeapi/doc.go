@@ -41,6 +41,9 @@
 //     one). Deleting an object runs the garbage collector
 //     over objects whose ownerReferences name it (background propagation;
 //     Orphan strips the reference instead).
+//  4. A JSON patch may have at most 10,000 operations (413), and its copy
+//     operations may add at most 3 MiB (422), as on the real server: each
+//     copy of a value into itself would double the object (jsonpatch.go).
 //
 // A list is served from the current state or, for Exact and continue, from a
 // past snapshot rebuilt by undoing history; see list.go for the full table.

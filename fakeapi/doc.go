@@ -118,9 +118,11 @@
 //   - No admission beyond NamespaceLifecycle (and that only with
 //     Options.NamespaceLifecycle), no RBAC, defaulting (beyond a Secret's
 //     type), server-side apply, dry run, field managers, protobuf or CBOR.
-//     Validation covers field types, metadata and the ConfigMap and Secret
-//     rules (size, keys); enums, patterns, minimums and required fields are
-//     not checked, and a schemaless resource accepts anything. A Go type
+//     Validation covers field types, metadata (apimachinery's rules, with
+//     their messages: metadata_validation.go), the ConfigMap and Secret
+//     rules (size, keys) and a Lease's durations; enums, patterns, minimums
+//     and required fields are not checked, and a schemaless resource accepts
+//     anything. A Go type
 //     given for a kind of Kubernetes' own groups may be a subset of the real
 //     type: its unknown fields are kept, and reported only when a request
 //     asks with Warn or Strict.

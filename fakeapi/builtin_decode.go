@@ -73,7 +73,7 @@ func errPatchUndecodable(patched map[string]any, err error) error {
 
 // decodeCheck reports the first field of u (outside apiVersion and kind,
 // which checkTypeInfo handles) that would not decode into Go type t.
-func decodeCheck(u *unstructured.Unstructured, t reflect.Type) error {
+func decodeCheck(u *unstructured.Unstructured, t *goType) error {
 	body := make(map[string]any, len(u.Object))
 	for k, v := range u.Object {
 		if k != "apiVersion" && k != "kind" {
@@ -87,59 +87,57 @@ func decodeCheck(u *unstructured.Unstructured, t reflect.Type) error {
 // innermost struct and the json names of the fields leading there (map keys
 // and list indexes are not part of it).
 type decodeContext struct {
-	strct  reflect.Type
+	strct  *goType
 	fields []string
 }
 
-func (c decodeContext) into(strct reflect.Type, name string) decodeContext {
+func (c decodeContext) into(strct *goType, name string) decodeContext {
 	return decodeContext{strct: strct, fields: append(slices.Clip(c.fields), name)}
 }
 
-// typeError formats the decoder's UnmarshalTypeError.
-func (c decodeContext) typeError(value string, t reflect.Type) error {
+// typeError formats the decoder's UnmarshalTypeError; typeName is the Go
+// type as the decoder prints it.
+func (c decodeContext) typeError(value, typeName string) error {
 	if c.strct == nil {
-		return fmt.Errorf("json: cannot unmarshal %s into Go value of type %s", value, goTypeName(t))
+		return fmt.Errorf("json: cannot unmarshal %s into Go value of type %s", value, typeName)
 	}
 	return fmt.Errorf("json: cannot unmarshal %s into Go struct field %s.%s of type %s",
-		value, structName(c.strct), strings.Join(c.fields, "."), goTypeName(t))
+		value, c.strct.name[strings.LastIndex(c.strct.name, ".")+1:], strings.Join(c.fields, "."), typeName)
 }
 
-func decodeValue(v any, t reflect.Type, c decodeContext) error {
+func decodeValue(v any, t *goType, c decodeContext) error {
 	if v == nil {
 		return nil // null decodes into anything
 	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+	if t.decoder != nil {
+		if t.text {
+			s, ok := v.(string)
+			if !ok {
+				return c.typeError(decodeValueName(v), t.name)
+			}
+			return reflect.New(t.decoder).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
+		}
 		// The type decodes itself (a timestamp, a quantity, int-or-string):
 		// its own error is the decoder's.
 		data, _ := json.Marshal(v)
-		err := json.Unmarshal(data, reflect.New(t).Interface())
+		err := json.Unmarshal(data, reflect.New(t.decoder).Interface())
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return c.typeError(te.Value, te.Type)
+			return c.typeError(te.Value, goTypeName(te.Type))
 		}
 		return err
 	}
-	if reflect.PointerTo(t).Implements(textUnmarshaler) {
-		s, ok := v.(string)
-		if !ok {
-			return c.typeError(decodeValueName(v), t)
-		}
-		return reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
-	}
-	switch t.Kind() {
+	switch t.kind {
 	case reflect.Interface:
 		return nil
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return c.typeError(decodeValueName(v), t)
+			return c.typeError(decodeValueName(v), t.name)
 		}
-		for _, f := range jsonFields(t) {
+		for _, f := range t.fields {
 			if fv, present := m[f.name]; present {
-				if err := decodeValue(fv, f.field.Type, c.into(t, f.name)); err != nil {
+				if err := decodeValue(fv, f.typ, c.into(t, f.name)); err != nil {
 					return err
 				}
 			}
@@ -148,7 +146,7 @@ func decodeValue(v any, t reflect.Type, c decodeContext) error {
 	case reflect.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return c.typeError(decodeValueName(v), t)
+			return c.typeError(decodeValueName(v), t.name)
 		}
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -156,26 +154,26 @@ func decodeValue(v any, t reflect.Type, c decodeContext) error {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if err := decodeValue(m[k], t.Elem(), c); err != nil {
+			if err := decodeValue(m[k], t.elem, c); err != nil {
 				return err
 			}
 		}
 		return nil
 	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
+		if t.elem.kind == reflect.Uint8 {
 			s, ok := v.(string)
 			if !ok {
-				return c.typeError(decodeValueName(v), t)
+				return c.typeError(decodeValueName(v), t.name)
 			}
 			_, err := base64.StdEncoding.DecodeString(s)
 			return err // the decoder's own words: illegal base64 data at input byte N
 		}
 		items, ok := v.([]any)
 		if !ok {
-			return c.typeError(decodeValueName(v), t)
+			return c.typeError(decodeValueName(v), t.name)
 		}
 		for _, item := range items {
-			if err := decodeValue(item, t.Elem(), c); err != nil {
+			if err := decodeValue(item, t.elem, c); err != nil {
 				return err
 			}
 		}
@@ -197,15 +195,15 @@ func decodeValue(v any, t reflect.Type, c decodeContext) error {
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		switch n := v.(type) {
 		case int64:
-			if fits(n, t) {
+			if fitsKind(n, t.kind) {
 				return nil
 			}
-			return c.typeError("number "+strconv.FormatInt(n, 10), t)
+			return c.typeError("number "+strconv.FormatInt(n, 10), t.name)
 		case float64:
-			return c.typeError("number "+strconv.FormatFloat(n, 'f', -1, 64), t)
+			return c.typeError("number "+strconv.FormatFloat(n, 'f', -1, 64), t.name)
 		}
 	}
-	return c.typeError(decodeValueName(v), t)
+	return c.typeError(decodeValueName(v), t.name)
 }
 
 // decodeValueName names a JSON value the way encoding/json's errors do.
@@ -243,11 +241,4 @@ func goTypeName(t reflect.Type) string {
 		return "map[" + goTypeName(t.Key()) + "]" + goTypeName(t.Elem())
 	}
 	return t.String()
-}
-
-// structName is the bare name of a struct type, as the decoder's errors
-// give it ("ConfigMap", "ObjectMeta").
-func structName(t reflect.Type) string {
-	name := goTypeName(t)
-	return name[strings.LastIndex(name, ".")+1:]
 }

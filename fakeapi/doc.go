@@ -41,6 +41,9 @@
 //     one). Deleting an object runs the garbage collector
 //     over objects whose ownerReferences name it (background propagation;
 //     Orphan strips the reference instead).
+//  4. A JSON patch may have at most 10,000 operations (413), and its copy
+//     operations may add at most 3 MiB (422), as on the real server: each
+//     copy of a value into itself would double the object (jsonpatch.go).
 //
 // A list is served from the current state or, for Exact and continue, from a
 // past snapshot rebuilt by undoing history; see list.go for the full table.
@@ -63,7 +66,9 @@
 // schema.go), and unknown fields are dropped, with a Warning header unless
 // fieldValidation says Ignore, or refused under Strict
 // (field_validation.go). ConfigMaps and Secrets hold at most 1 MiB of data
-// (builtin_validation.go). A new server holds the namespaces a real cluster
+// (builtin_validation.go). A Deployment is decoded as the whole apps/v1
+// type, from a description of it (builtin_types.go), whatever Go type
+// registered it. A new server holds the namespaces a real cluster
 // starts with; with Options.NamespaceLifecycle a create needs a live
 // namespace (namespaces.go).
 //
@@ -115,12 +120,15 @@
 //   - No admission beyond NamespaceLifecycle (and that only with
 //     Options.NamespaceLifecycle), no RBAC, defaulting (beyond a Secret's
 //     type), server-side apply, dry run, field managers, protobuf or CBOR.
-//     Validation covers field types, metadata and the ConfigMap and Secret
-//     rules (size, keys); enums, patterns, minimums and required fields are
-//     not checked, and a schemaless resource accepts anything. A Go type
-//     given for a kind of Kubernetes' own groups may be a subset of the real
-//     type: its unknown fields are kept, and reported only when a request
-//     asks with Warn or Strict.
+//     Validation covers field types, metadata (apimachinery's rules, with
+//     their messages: metadata_validation.go), the ConfigMap and Secret
+//     rules (size, keys) and a Lease's durations; enums, patterns, minimums
+//     and required fields are not checked, and a schemaless resource accepts
+//     anything. A Go type given for a kind of Kubernetes' own groups may be
+//     a subset of the real type: its unknown fields are kept, and reported
+//     only when a request asks with Warn or Strict. Deployments are the
+//     exception: fakeapi reads them by a description of the whole apps/v1
+//     type (builtin_types.go), as the real server decodes them.
 //   - Deleting a namespace does not delete its contents, and one without
 //     finalizers goes at once rather than staying Terminating. Secrets are
 //     served only once [SecretResource] is registered.

@@ -68,23 +68,23 @@ func readFields(r *resource, u *unstructured.Unstructured, fc *fieldCheck) error
 	if fc == nil {
 		fc = &fieldCheck{}
 	}
-	if r.model == nil {
-		return nil
-	}
-	if r.decodesTyped() {
-		if err := decodeCheck(u, r.model); err != nil {
+	if r.decoder != nil {
+		if err := decodeCheck(u, r.decoder); err != nil {
 			if fc.patch {
 				return errPatchUndecodable(u.Object, err)
 			}
 			return errUndecodable(r, err)
 		}
 	}
+	if r.known == nil {
+		return nil
+	}
 	prune := r.prunes()
 	var patched map[string]any // the patch's result as it came, for a Strict refusal to quote
 	if fc.patch && fc.directive == metav1.FieldValidationStrict {
 		patched = runtime.DeepCopyJSON(u.Object)
 	}
-	unknown := pruneUnknown(r.model, u.Object, "", prune)
+	unknown := pruneUnknown(r.known, u.Object, "", prune)
 	normalizeBuiltin(r, u)
 	if len(unknown) == 0 {
 		return nil
@@ -120,11 +120,15 @@ func writeWarnings(w http.ResponseWriter, warnings []string) {
 
 // prunes reports whether r's Go type is the whole of its kind's schema, so
 // that a field it lacks is unknown to the real server too: fakeapi's own
-// models of built-in kinds, and the type of a custom resource. A Go type
-// registered for a kind of Kubernetes' own groups (the sample controller's
-// Deployment) may be a subset of the real type: fields it lacks are kept,
-// and reported only when a request asks with fieldValidation.
+// models of built-in kinds, the described real types (a Deployment's,
+// builtin_types.go) and the type of a custom resource. Any other Go type
+// registered for a kind of Kubernetes' own groups may be a subset of the
+// real type: fields it lacks are kept, and reported only when a request
+// asks with fieldValidation.
 func (r *resource) prunes() bool {
+	if _, described := builtinTypeFiles[r.gvk()]; described {
+		return true // the real type's fields, whatever the model
+	}
 	if r.model == nil {
 		return false
 	}
@@ -138,23 +142,20 @@ func (r *resource) prunes() bool {
 // keys of doc that type t has no field for, and deletes them from doc when
 // remove is true. Keys starting with "$" are strategic merge patch
 // directives, not fields.
-func pruneUnknown(t reflect.Type, doc any, path string, remove bool) []string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if _, ok := wellKnown[t]; ok {
-		return nil
+func pruneUnknown(t *goType, doc any, path string, remove bool) []string {
+	if t.decoder != nil {
+		return nil // a type that decodes itself has no fields to know
 	}
 	var out []string
-	switch t.Kind() {
+	switch t.kind {
 	case reflect.Struct:
 		m, ok := doc.(map[string]any)
 		if !ok {
 			return nil
 		}
-		fields := map[string]reflect.Type{}
-		for _, f := range jsonFields(t) {
-			fields[f.name] = f.field.Type
+		fields := make(map[string]*goType, len(t.fields))
+		for _, f := range t.fields {
+			fields[f.name] = f.typ
 		}
 		for k, v := range m {
 			if strings.HasPrefix(k, "$") {
@@ -176,7 +177,7 @@ func pruneUnknown(t reflect.Type, doc any, path string, remove bool) []string {
 			return nil
 		}
 		for k, v := range m {
-			out = append(out, pruneUnknown(t.Elem(), v, join(path, k), remove)...)
+			out = append(out, pruneUnknown(t.elem, v, join(path, k), remove)...)
 		}
 	case reflect.Slice, reflect.Array:
 		l, ok := doc.([]any)
@@ -184,7 +185,7 @@ func pruneUnknown(t reflect.Type, doc any, path string, remove bool) []string {
 			return nil
 		}
 		for i, v := range l {
-			out = append(out, pruneUnknown(t.Elem(), v, fmt.Sprintf("%s[%d]", path, i), remove)...)
+			out = append(out, pruneUnknown(t.elem, v, fmt.Sprintf("%s[%d]", path, i), remove)...)
 		}
 	}
 	return out

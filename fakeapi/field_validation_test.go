@@ -130,16 +130,17 @@ func TestFieldValidationLetsASchemalessResourceTakeAnyField(t *testing.T) {
 // with a Go type, in-process too (Strict refuses it there as well), and
 // from a patch's result. A Go type registered for a kind of Kubernetes' own
 // groups may be a subset of the real type: its unknown fields are kept
-// unless a request asks with Strict.
+// unless a request asks with Strict (a Deployment is the exception: fakeapi
+// knows the real type's fields, builtin_types.go).
 // Diagram: API. client-go: none (kube-apiserver decoding and CRD pruning).
 func TestUnknownFieldsArePrunedWhereTheSchemaIsWhole(t *testing.T) {
 	s := newServer(t, fakeapi.Options{})
 	registerGadgets(t, s)
-	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	require.NoError(t, s.Register(fakeapi.ResourceInfo{GVR: deployments, Kind: "Deployment", Namespaced: true, Object: &gadget{}}))
+	jobs := schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	require.NoError(t, s.Register(fakeapi.ResourceInfo{GVR: jobs, Kind: "Job", Namespaced: true, Object: &gadget{}}))
 	cms := s.Resource(configMaps).Namespace("default")
 	gs := s.Resource(gadgets).Namespace("default")
-	deps := s.Resource(deployments).Namespace("default")
+	js := s.Resource(jobs).Namespace("default")
 	withExtra := func(apiVersion, kind, name string) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
 			"metadata": map[string]any{"name": name}, "spec": map[string]any{"colour": "red", "sparkle": true}}}
@@ -147,16 +148,16 @@ func TestUnknownFieldsArePrunedWhereTheSchemaIsWhole(t *testing.T) {
 
 	cm := mustCreate(t, cms, withExtra("v1", "ConfigMap", "cm"))
 	g := mustCreate(t, gs, withExtra("toys.informerlab.io/v1", "Gadget", "g"))
-	d := mustCreate(t, deps, withExtra("apps/v1", "Deployment", "d"))
+	j := mustCreate(t, js, withExtra("batch/v1", "Job", "j"))
 	_, strict := gs.Create(t.Context(), withExtra("toys.informerlab.io/v1", "Gadget", "strict"), metav1.CreateOptions{FieldValidation: "Strict"})
-	_, strictSubset := deps.Create(t.Context(), withExtra("apps/v1", "Deployment", "strict"), metav1.CreateOptions{FieldValidation: "Strict"})
+	_, strictSubset := js.Create(t.Context(), withExtra("batch/v1", "Job", "strict"), metav1.CreateOptions{FieldValidation: "Strict"})
 	patched, err := gs.Patch(t.Context(), "g", types.MergePatchType, []byte(`{"spec":{"glow":1}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
 
 	assert.NotContains(t, cm.Object, "spec", "ConfigMap has no spec")
 	assert.Equal(t, map[string]any{"colour": "red"}, g.Object["spec"])
-	assert.Equal(t, map[string]any{"colour": "red", "sparkle": true}, d.Object["spec"], "a subset type keeps what it does not know")
+	assert.Equal(t, map[string]any{"colour": "red", "sparkle": true}, j.Object["spec"], "a subset type keeps what it does not know")
 	assert.True(t, apierrors.IsBadRequest(strict), "got %v", strict)
-	assert.EqualError(t, strictSubset, `Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.sparkle"`)
+	assert.EqualError(t, strictSubset, `Job in version "v1" cannot be handled as a Job: strict decoding error: unknown field "spec.sparkle"`)
 	assert.Equal(t, map[string]any{"colour": "red"}, patched.(*unstructured.Unstructured).Object["spec"])
 }

@@ -3,17 +3,42 @@ package fakeapi
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // RFC 6902 JSON Patch: a list of operations (add, remove, replace, move,
 // copy, test) addressed by RFC 6901 JSON pointers.
+//
+// Two limits keep a small patch from making a large object, as on the real
+// server:
+//
+//	more than 10,000 operations          413 RequestEntityTooLarge, "The allowed maximum operations in a JSON patch is 10000, got N"
+//	copies adding up to more than 3 MiB  422 Invalid, "the server rejected our request due to an error in our request"
+//
+// Each copy of a value into itself doubles the object: 18 copies of /data
+// into /data/x turn 1 KiB into 256 MiB. kube-apiserver counts the bytes each
+// copy adds (the copied value's JSON) and stops the patch once the total
+// passes its limit (--max-request-bytes' default, 3 MiB); its answer is
+// the generic one of a JSON patch that fails to apply, which names no cause.
+// Both limits apply once the object is found: a patch of a missing object
+// is 404 first.
+
+const (
+	// maxJSONPatchOperations is the most operations one JSON patch may
+	// have (kube-apiserver's maxJSONPatchOperations).
+	maxJSONPatchOperations = 10_000
+	// maxJSONPatchCopyBytes is the most bytes a JSON patch's copy
+	// operations may add in all (kube-apiserver's JSONPatchMaxCopyBytes).
+	maxJSONPatchCopyBytes = 3 << 20
+)
 
 type jsonPatchOp struct {
 	Op    string `json:"op"`
@@ -75,6 +100,11 @@ func pointer(p string) ([]string, error) {
 
 // applyJSONPatch applies ops to doc (which it modifies: pass a copy).
 func applyJSONPatch(doc any, ops []jsonPatchOp) (any, error) {
+	if len(ops) > maxJSONPatchOperations {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
+			"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
+	}
+	var copied int64 // bytes added by copy operations so far
 	for _, op := range ops {
 		path, err := pointer(op.Path)
 		if err != nil {
@@ -112,6 +142,9 @@ func applyJSONPatch(doc any, ops []jsonPatchOp) (any, error) {
 				}
 				doc, v, err = remove(doc, from)
 			} else if v, err = get(doc, from); err == nil {
+				if copied += jsonSize(v); copied > maxJSONPatchCopyBytes {
+					return nil, errCopyLimit(copied)
+				}
 				v = runtime.DeepCopyJSONValue(v)
 			}
 			if err == nil {
@@ -123,6 +156,24 @@ func applyJSONPatch(doc any, ops []jsonPatchOp) (any, error) {
 		}
 	}
 	return doc, nil
+}
+
+// jsonSize is the length of v's JSON, what a copy of it adds to the object.
+func jsonSize(v any) int64 {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return 0 // a canonical JSON value always marshals
+	}
+	return int64(len(data))
+}
+
+// errCopyLimit is the real server's answer to a patch whose copies pass
+// maxJSONPatchCopyBytes: the generic 422 of a JSON patch that does not
+// apply, with no details (kube-apiserver: jsonPatcher.applyJSPatch).
+func errCopyLimit(copied int64) error {
+	return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "",
+		fmt.Sprintf("Unable to complete the copy, the accumulated size increase of copy is %d, exceeding the limit %d", copied, maxJSONPatchCopyBytes),
+		0, false)
 }
 
 func get(doc any, path []string) (any, error) {

@@ -59,6 +59,13 @@ type resource struct {
 	// model is the Go type of the resource's objects (ResourceInfo.Object);
 	// nil for a schemaless resource. Set at Register, never changed.
 	model reflect.Type
+	// decoder is the Go type a real server decodes the objects into, for a
+	// kind of Kubernetes' own groups (builtin_types.go); nil otherwise. Set
+	// at Register, never changed.
+	decoder *goType
+	// known is the type whose fields are the kind's known fields: decoder
+	// if set, else the model's (nil with no model). Set at Register.
+	known *goType
 	// items maps "namespace/name" (or "name") to the stored object.
 	// Guarded by Server.mu; the objects themselves are immutable.
 	items map[string]*unstructured.Unstructured
@@ -121,7 +128,16 @@ func (s *Server) Register(info ResourceInfo) error {
 	if _, ok := s.resources[info.GVR]; ok {
 		return fmt.Errorf("fakeapi: register %v: already registered", info.GVR)
 	}
-	s.resources[info.GVR] = &resource{info: info, model: s.modelOf(info), items: make(map[string]*unstructured.Unstructured)}
+	model := s.modelOf(info)
+	decoder, err := decoderOf(info, model)
+	if err != nil {
+		return err
+	}
+	known := decoder
+	if known == nil && model != nil {
+		known = goTypeOf(model, map[reflect.Type]*goType{})
+	}
+	s.resources[info.GVR] = &resource{info: info, model: model, decoder: decoder, known: known, items: make(map[string]*unstructured.Unstructured)}
 	return nil
 }
 

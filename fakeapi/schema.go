@@ -195,8 +195,11 @@ func jsonType(v any) string {
 }
 
 // fits reports whether n is in the range of integer type t.
-func fits(n int64, t reflect.Type) bool {
-	switch t.Kind() {
+func fits(n int64, t reflect.Type) bool { return fitsKind(n, t.Kind()) }
+
+// fitsKind reports whether n is in the range of integers of kind k.
+func fitsKind(n int64, k reflect.Kind) bool {
+	switch k {
 	case reflect.Int8:
 		return n >= math.MinInt8 && n <= math.MaxInt8
 	case reflect.Int16:

@@ -1,17 +1,13 @@
 package fakeapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -84,47 +80,6 @@ func resolveNamespace(r *resource, ns string, u *unstructured.Unstructured) (str
 	return ns, nil
 }
 
-// validateMeta checks what the real apiserver's ObjectMeta validation
-// checks that matters here: field types, name, namespace, labels, owner
-// references.
-func validateMeta(r *resource, u *unstructured.Unstructured) error {
-	var errs field.ErrorList
-	mdPath := field.NewPath("metadata")
-	var om metav1.ObjectMeta
-	if raw, err := json.Marshal(u.Object["metadata"]); err == nil {
-		if err := json.Unmarshal(raw, &om); err != nil {
-			return apierrors.NewBadRequest(fmt.Sprintf("fakeapi: malformed metadata: %v", err))
-		}
-	}
-	validName := validation.IsDNS1123Subdomain
-	if r.info.GVR.Resource == "namespaces" && r.info.GVR.Group == "" {
-		validName = validation.IsDNS1123Label
-	}
-	if om.Name == "" {
-		errs = append(errs, field.Required(mdPath.Child("name"), "name or generateName is required"))
-	} else {
-		for _, msg := range validName(om.Name) {
-			errs = append(errs, field.Invalid(mdPath.Child("name"), om.Name, msg))
-		}
-	}
-	if r.info.Namespaced {
-		for _, msg := range validation.IsDNS1123Label(om.Namespace) {
-			errs = append(errs, field.Invalid(mdPath.Child("namespace"), om.Namespace, msg))
-		}
-	}
-	errs = append(errs, metav1validation.ValidateLabels(om.Labels, mdPath.Child("labels"))...)
-	for i, ref := range om.OwnerReferences {
-		p := mdPath.Child("ownerReferences").Index(i)
-		if ref.APIVersion == "" || ref.Kind == "" || ref.Name == "" || ref.UID == "" {
-			errs = append(errs, field.Invalid(p, ref, "apiVersion, kind, name and uid are required"))
-		}
-	}
-	if len(errs) > 0 {
-		return errInvalid(r, om.Name, errs)
-	}
-	return nil
-}
-
 // create stores a new object. u is owned by the server from here on. The
 // checks come in the real server's order: decoding (400), the namespace
 // (404, 403), validation (422), then storage (409).
@@ -158,6 +113,9 @@ func (s *Server) create(r *resource, ns string, u *unstructured.Unstructured, si
 		return nil, err
 	}
 	if err := validateBuiltin(r, u); err != nil {
+		return nil, err
+	}
+	if err := validateLease(r, u); err != nil {
 		return nil, err
 	}
 	if r.info.HasStatus {
@@ -270,6 +228,9 @@ func (s *Server) updateLocked(r *resource, old, in *unstructured.Unstructured, s
 		}
 	}
 	if err := validateBuiltin(r, nu); err != nil {
+		return nil, err
+	}
+	if err := validateLease(r, nu); err != nil {
 		return nil, err
 	}
 	if err := s.checkSchema(r, nu); err != nil {

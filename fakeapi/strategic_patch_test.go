@@ -58,16 +58,16 @@ func TestStrategicMergePatchDirectivesOnABuiltInKind(t *testing.T) {
 	s := newServer(t, fakeapi.Options{})
 	cms := s.Resource(configMaps).Namespace("default")
 	cm := configMap("default", "a")
-	cm.SetFinalizers([]string{"one"})
+	cm.SetFinalizers([]string{"example.com/one"})
 	mustCreate(t, cms, cm)
 
-	added, err1 := smp(t, cms, "a", `{"metadata":{"finalizers":["two"]}}`)
-	removed, err2 := smp(t, cms, "a", `{"metadata":{"$deleteFromPrimitiveList/finalizers":["one"]},"data":{"$patch":"delete"}}`)
+	added, err1 := smp(t, cms, "a", `{"metadata":{"finalizers":["example.com/two"]}}`)
+	removed, err2 := smp(t, cms, "a", `{"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/one"]},"data":{"$patch":"delete"}}`)
 
 	require.NoError(t, err1)
 	require.NoError(t, err2)
-	assert.ElementsMatch(t, []string{"one", "two"}, added.GetFinalizers(), "a set: merged, not replaced")
-	assert.Equal(t, []string{"two"}, removed.GetFinalizers())
+	assert.ElementsMatch(t, []string{"example.com/one", "example.com/two"}, added.GetFinalizers(), "a set: merged, not replaced")
+	assert.Equal(t, []string{"example.com/two"}, removed.GetFinalizers())
 	assert.Empty(t, removed.Object["data"], "$patch: delete empties the map")
 }
 

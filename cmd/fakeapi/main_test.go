@@ -423,3 +423,32 @@ func TestSampleResourcesAreValidatedAgainstTheirTypes(t *testing.T) {
 	assert.Contains(t, badBody, `spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\"`)
 	assert.Equal(t, http.StatusCreated, goodCode, goodBody)
 }
+
+// TestSampleDeploymentsAreDecodedAsTheRealType: with --sample-resources a
+// Deployment is read as kube-apiserver reads one, into the whole apps/v1
+// type, not only the fields the sample controller's Deployment has. A
+// minReadySeconds that is a string is 400 in the real decoder's words (it
+// was stored, and then no typed Deployment informer could list), and a
+// well-typed field the sample type lacks is accepted.
+// Diagram: API. kube-apiserver: decoding into apps/v1.Deployment.
+func TestSampleDeploymentsAreDecodedAsTheRealType(t *testing.T) {
+	s := startRun(t, "--addr", "127.0.0.1:0", "--sample-resources")
+	post := func(name, minReady string) (int, string) {
+		body := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"` + name + `"},"spec":{"minReadySeconds":` + minReady +
+			`,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`
+		resp, err := http.Post(s.url+"/apis/apps/v1/namespaces/default/deployments", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(data)
+	}
+
+	badCode, badBody := post("soon", `"soon"`)
+	goodCode, goodBody := post("ready", `5`)
+
+	assert.Equal(t, http.StatusBadRequest, badCode, badBody)
+	assert.Contains(t, badBody, `Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.minReadySeconds of type int32`)
+	assert.Equal(t, http.StatusCreated, goodCode, goodBody)
+	assert.Contains(t, goodBody, `"minReadySeconds":5`)
+}

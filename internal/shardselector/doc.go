@@ -33,6 +33,11 @@
 //     [sharding.Selector.Matches], and its String is the canonical wire form
 //     the real server echoes in a list's metadata.shardInfo.
 //   - Parse is a pure function, safe for concurrent use.
+//   - Parse's work is linear in the expression, and bounded: as in CEL, an
+//     expression of more than 100,000 characters is refused before it is
+//     read, and so is an operand with more than 250 selections or indexes
+//     (object.m.m.m...), each in cel-go's words. A selector comes in a GET
+//     that any web page may send, so it must cost the server little.
 //
 // # Differences from kube-apiserver
 //

@@ -3,7 +3,9 @@ package shardselector
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/sharding"
 )
@@ -31,8 +33,19 @@ type node struct {
 	lit     literal
 }
 
-// maxDepth bounds nesting, so that no input exhausts the stack.
-const maxDepth = 100
+// Limits. Every parse is linear in the input and the input is bounded, so
+// that no request makes the server work harder than a page of text would.
+const (
+	// maxDepth bounds nesting, so that no input exhausts the stack.
+	maxDepth = 100
+	// maxCodePoints is the longest expression, in characters, as in CEL
+	// (cel-go's expressionSizeCodePointLimit default).
+	maxCodePoints = 100_000
+	// maxChain is the most selections, indexes and receiver calls one
+	// operand may carry (object.a.b[0].c()), as in CEL (cel-go's parser
+	// recursion limit, 250): a field path is never near it.
+	maxChain = 250
+)
 
 // parser is a recursive-descent parser over CEL's expression grammar, with its
 // precedence: ?: < || < && < relations < + - < * / % < unary < member.
@@ -48,6 +61,9 @@ func Parse(expr string) (sharding.Selector, error) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" {
 		return nil, errors.New("empty shard selector is not allowed; omit the parameter for unfiltered lists")
+	}
+	if n := utf8.RuneCountInString(expr); n > maxCodePoints {
+		return nil, fmt.Errorf("CEL parse error: expression code point size exceeds limit: size: %d, limit %d", n, maxCodePoints)
 	}
 	toks, err := lex(expr)
 	if err != nil {
@@ -181,7 +197,10 @@ func (p *parser) member() (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
+	for links := 0; ; links++ {
+		if links > maxChain {
+			return nil, errors.New("CEL parse error: max recursion depth exceeded")
+		}
 		switch {
 		case p.accept("."):
 			t := p.next()
@@ -336,19 +355,20 @@ func shardRange(args []*node) (sharding.ShardRangeRequirement, error) {
 	return sharding.ShardRangeRequirement{Key: field, Start: start, End: end}, nil
 }
 
-// fieldPath reads a chain of names, object.metadata.uid.
+// fieldPath reads a chain of names, object.metadata.uid, from the last name
+// back to the first: one pass, one string.
 func fieldPath(n *node) (string, error) {
-	switch n.kind {
-	case kindIdent:
-		return n.name, nil
-	case kindSelect:
-		operand, err := fieldPath(n.operand)
-		if err != nil {
-			return "", err
-		}
-		return operand + "." + n.name, nil
+	var names []string
+	for n.kind == kindSelect {
+		names = append(names, n.name)
+		n = n.operand
 	}
-	return "", fmt.Errorf("expected field path (e.g. object.metadata.uid), got expression kind %v", int(n.kind))
+	if n.kind != kindIdent {
+		return "", fmt.Errorf("expected field path (e.g. object.metadata.uid), got expression kind %v", int(n.kind))
+	}
+	names = append(names, n.name)
+	slices.Reverse(names)
+	return strings.Join(names, "."), nil
 }
 
 // hexBound checks one bound: a string literal, 0x and exactly 16 lower-case

@@ -20,6 +20,7 @@ import (
 
 	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/samplecontroller"
 )
 
 // row is one request, sent to both servers in turn. In path and body,
@@ -95,6 +96,7 @@ const expiredWatch = "kube-apiserver may send an ERROR 500 \"context deadline ex
 func rows() []row {
 	const ctJSON = "application/json"
 	const merge = "application/merge-patch+json"
+	const jsonPatch = "application/json-patch+json"
 	return []row{
 		{name: "create a well-formed ConfigMap", method: "POST", path: cmPath, contentType: ctJSON,
 			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-ok"},"data":{"k":"v"}}`, code: 201},
@@ -158,7 +160,79 @@ func rows() []row {
 			differs: expiredWatch},
 		{name: "timeoutSeconds beyond int64", method: "GET", path: cmPath + "?watch=true&timeoutSeconds=9223372036854775808", code: 400, sameMessage: true},
 		{name: "watch with timeoutSeconds=1", method: "GET", path: cmPath + "?watch=true&resourceVersion={rv}&timeoutSeconds=1", code: 200, watch: true},
+
+		// JSON patch limits
+		{name: "JSON patch of 10,001 operations", method: "PATCH", path: cmPath + "/cm-ok", contentType: jsonPatch,
+			body: repeatOps(10_001, `{"op":"test","path":"/data/k","value":"v"}`), code: 413, sameMessage: true},
+		{name: "JSON patch of 10,000 operations", method: "PATCH", path: cmPath + "/cm-ok", contentType: jsonPatch,
+			body: repeatOps(10_000, `{"op":"test","path":"/data/k","value":"v"}`), code: 200},
+		{name: "create a 1 KiB ConfigMap to copy", method: "POST", path: cmPath, contentType: ctJSON,
+			body: configMapWithData("cm-copy", 1024), code: 201},
+		{name: "18 copies of /data into itself", method: "PATCH", path: cmPath + "/cm-copy", contentType: jsonPatch,
+			body: repeatOps(18, `{"op":"copy","from":"/data","path":"/data/c%d"}`), code: 422, sameMessage: true},
+
+		// metadata rules
+		{name: "annotations of exactly 256 KiB", method: "POST", path: cmPath, contentType: ctJSON,
+			body: configMapWithAnnotation("cm-ann-ok", "k", 256<<10), code: 201},
+		{name: "annotations over 256 KiB", method: "POST", path: cmPath, contentType: ctJSON,
+			body: configMapWithAnnotation("cm-ann-big", "k", 256<<10+1), code: 422, sameMessage: true},
+		{name: "annotation key with a space", method: "POST", path: cmPath, contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-ann-key","annotations":{"bad key":"v"}}}`, code: 422, sameMessage: true},
+		{name: "finalizer that is not a qualified name", method: "POST", path: cmPath, contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-fin","finalizers":["example.com/bad name"]}}`, code: 422, sameMessage: true},
+		{name: "finalizer without a domain", method: "POST", path: cmPath, contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-fin2","finalizers":["mine"]}}`, code: 422, sameMessage: true},
+		{name: "finalizer without a domain on a Lease", method: "POST", path: leasePath, contentType: ctJSON,
+			body: `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l-fin","finalizers":["mine"]}}`, code: 201},
+		{name: "two controller owner references", method: "POST", path: cmPath, contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-own","ownerReferences":[` +
+				`{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"1","controller":true},` +
+				`{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":"2","controller":true}]}}`, code: 422, sameMessage: true},
+		{name: "owner reference without a uid", method: "POST", path: cmPath, contentType: ctJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-own2","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"a"}]}}`, code: 422, sameMessage: true},
+		{name: "Lease with a negative duration", method: "POST", path: leasePath, contentType: ctJSON,
+			body: `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l-neg"},"spec":{"leaseDurationSeconds":-1}}`, code: 422, sameMessage: true},
+
+		// Deployments: fakeapi registers the sample controller's, a Go type of a few fields
+		{name: "a well-formed Deployment", method: "POST", path: deployPath, contentType: ctJSON,
+			body: deployment("d-ok", `"minReadySeconds":5,`, `"ports":[{"containerPort":80}]`), code: 201},
+		{name: "Deployment minReadySeconds a string", method: "POST", path: deployPath, contentType: ctJSON,
+			body: deployment("d-soon", `"minReadySeconds":"soon",`, ""), code: 400, sameMessage: true},
+		{name: "Deployment containerPort a string", method: "POST", path: deployPath, contentType: ctJSON,
+			body: deployment("d-port", "", `"ports":[{"containerPort":"80"}]`), code: 400, sameMessage: true},
+		{name: "Deployment field unknown to apps/v1, Strict", method: "POST", path: deployPath + "?fieldValidation=Strict", contentType: ctJSON,
+			body: deployment("d-strict", `"minReadySeconds":5,`, `"colour":"red"`), code: 400, sameMessage: true},
 	}
+}
+
+// deployPath is where Deployments are; fakeapi serves them as
+// cmd/fakeapi --sample-resources does.
+const deployPath = "/apis/apps/v1/namespaces/{ns}/deployments"
+
+// deployment is a valid Deployment with spec (ending in a comma) and
+// container (fields, no comma) text added.
+func deployment(name, spec, container string) string {
+	if container != "" {
+		container = "," + container
+	}
+	return `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"` + name + `"},"spec":{` + spec +
+		`"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},` +
+		`"spec":{"containers":[{"name":"web","image":"nginx"` + container + `}]}}}}`
+}
+
+// repeatOps is a JSON patch of n copies of op; %d in op is the index.
+func repeatOps(n int, op string) string {
+	ops := make([]string, n)
+	for i := range ops {
+		ops[i] = strings.ReplaceAll(op, "%d", fmt.Sprint(i))
+	}
+	return "[" + strings.Join(ops, ",") + "]"
+}
+
+// configMapWithAnnotation is a ConfigMap whose one annotation, key and
+// value, is n bytes long.
+func configMapWithAnnotation(name, key string, n int) string {
+	return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"annotations":{%q:%q}}}`, name, key, strings.Repeat("x", n-len(key)))
 }
 
 // TestFakeAPIAnswersLikeKubeAPIServer sends every row to a real
@@ -207,10 +281,13 @@ func TestFakeAPIAnswersLikeKubeAPIServer(t *testing.T) {
 }
 
 // startFakeAPI serves an in-process fakeapi over HTTP, configured as close
-// to the real server as it goes: namespaces enforced, Secrets served.
+// to the real server as it goes: namespaces enforced, Secrets served, and
+// Deployments as cmd/fakeapi --sample-resources serves them (registered
+// with the sample controller's Go type, which has a few of their fields).
 func startFakeAPI(t *testing.T) target {
-	srv := fakeapi.New(fakeapi.Options{NamespaceLifecycle: true})
+	srv := fakeapi.New(fakeapi.Options{NamespaceLifecycle: true, Scheme: samplecontroller.NewScheme()})
 	require.NoError(t, srv.Register(fakeapi.SecretResource))
+	require.NoError(t, srv.Register(samplecontroller.DeploymentResource))
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		srv.Close() // ends open watches first, so that ts.Close does not wait for them

@@ -217,6 +217,8 @@ func shardErrorRows() []row {
 		"not a call at all":              "object.metadata.uid",
 		"another function":               "hash(object.metadata.uid)",
 		"a receiver call":                "object.metadata.uid.shardRange('0x0000000000000000', '0x8000000000000000')",
+		"a field path of 251 selections": "shardRange(object" + strings.Repeat(".m", 251) + ", '0x0000000000000000', '0x8000000000000000')",
+		"over 100,000 characters":        "shardRange(object" + strings.Repeat(".m", 60_000) + ", '0x0000000000000000', '0x8000000000000000')",
 	}
 	names := make([]string, 0, len(bad))
 	for n := range bad {

@@ -28,6 +28,7 @@ var layers = map[string]int{
 	"indexer":                      0,
 	"workqueue":                    0,
 	"internal/shardselector":       0,
+	"internal/kubejson":            0,
 	"controller/internal/ctrlutil": 0,
 	"fakeapi":                      1,
 	"client":                       1,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -171,7 +172,7 @@ func (m Model[S]) report(ops []Op[S], d *difference, seed uint64, test string) s
 	fmt.Fprintf(&b, "      informerlab's: %s\n", theirs)
 	name, _, _ := strings.Cut(test, "/")
 	sub := strings.TrimPrefix(test, name+"/")
-	fmt.Fprintf(&b, "replay: %s=%d go test -run '%s/%s'", ModelSeedEnv, seed, name, sub)
+	fmt.Fprintf(&b, "replay: %s=%d go test %s -run '%s/%s'", ModelSeedEnv, seed, labPackage(), name, sub)
 	return b.String()
 }
 
@@ -226,4 +227,18 @@ func Returns(fn func()) bool {
 	default:
 		return false
 	}
+}
+
+// labPackage is the package under test as go test names it from the
+// repository's root ("./labs/2-workqueue"), or "." outside labs/.
+func labPackage() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	wd = filepath.ToSlash(wd)
+	if i := strings.LastIndex(wd, "/labs/"); i >= 0 {
+		return "./" + wd[i+1:]
+	}
+	return "."
 }

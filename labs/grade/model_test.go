@@ -75,7 +75,7 @@ func TestModelShrinksADifferenceToItsShortestSequenceWithItsSeed(t *testing.T) {
 	assert.Contains(t, out, "informerlab's: n=3")
 	seed := out[strings.Index(out, "(seed ")+len("(seed "):]
 	seed = seed[:strings.Index(seed, ",")]
-	assert.Contains(t, out, "replay: "+grade.ModelSeedEnv+"="+seed+" go test -run 'TestHelperModel/")
+	assert.Contains(t, out, "replay: "+grade.ModelSeedEnv+"="+seed+" go test ./labs/grade -run 'TestHelperModel/")
 
 	replay, err := runModel(t, "wrong", grade.ModelSeedEnv+"="+seed)
 	require.Error(t, err)

@@ -184,7 +184,14 @@ func New(api API, opts Options) (*SampleController, error) {
 	// split client; Events through the Manager's broadcaster.
 	cl := mgr.GetClient()
 	if opts.WebhookServer != nil {
-		if err := registerWebhooks(opts.WebhookServer, cl, opts); err != nil {
+		// The validator needs every Deployment; a sharded replica's cache
+		// holds only its buckets' (it would let a Foo take the Deployment of
+		// a Foo another replica holds), so it asks the API server.
+		var deployments manager.Reader = cl
+		if sc.member != nil {
+			deployments = mgr.GetAPIReader()
+		}
+		if err := registerWebhooks(opts.WebhookServer, deployments, opts); err != nil {
 			return nil, fmt.Errorf("samplecontroller: %w", err)
 		}
 	}

@@ -44,12 +44,15 @@ func (FooDefaulter) Default(_ context.Context, foo *Foo) error {
 // stored: the rules of validateFoo (which the CRD schema declares too), and
 // the one rule no schema or CEL expression can state because it needs other
 // objects — spec.deploymentName must not name a Deployment that another Foo
-// controls, read from the Manager's cache. Deletes are always allowed.
+// controls, read from the Manager's cache, or from the API server on a
+// sharded replica, whose cache holds only its share. Deletes are always
+// allowed.
 //
 // client-go: controller-runtime admission.CustomValidator.
 type FooValidator struct {
-	// Reader reads Deployments; the Manager's client reads them from its
-	// cache.
+	// Reader reads Deployments. It must see every Deployment of the
+	// namespace: the Manager's client (its cache) unsharded, the Manager's
+	// API reader on a sharded replica.
 	Reader manager.Reader
 }
 
@@ -74,7 +77,7 @@ func (v FooValidator) validate(ctx context.Context, foo *Foo) error {
 	if len(errs) == 0 {
 		taken, err := v.takenBy(ctx, foo)
 		if err != nil {
-			return apierrors.NewInternalError(fmt.Errorf("checking spec.deploymentName against the cache: %w", err))
+			return apierrors.NewInternalError(fmt.Errorf("checking spec.deploymentName against the Deployments: %w", err))
 		}
 		if taken != "" {
 			errs = append(errs, field.Invalid(field.NewPath("spec", "deploymentName"), foo.Spec.DeploymentName,

@@ -1,10 +1,13 @@
 package samplecontroller_test
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/controller/admission"
+	"github.com/informerlab/informerlab/controller/sharding"
+	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/internal/testcert"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
@@ -110,4 +116,93 @@ func TestFooWebhooksDefaultAndRefuseBeforeAFooIsStored(t *testing.T) {
 	assert.False(t, collision.Allowed, "a Foo naming another Foo's Deployment is refused")
 	assert.Contains(t, collision.Result.Message, `Deployment "web" is controlled by Foo "first": each Foo needs its own Deployment`)
 	assert.True(t, own.Allowed, "a Foo may keep naming its own Deployment: %+v", own.Result)
+}
+
+// TestShardedReplicasEachRefuseAFooClaimingAnotherFoosDeployment: two
+// sharded replicas, each holding half the buckets and so caching half the
+// Deployments, each serving the validating webhook. A new Foo naming the
+// Deployment of any existing Foo is refused by both: the validator of a
+// replica that does not hold that Foo's bucket reads the Deployment from
+// the API server, not from its share of the cache (which would not have
+// it, and would let the claim through).
+// Diagram: none (admission happens before step 1; the cache it must not trust is steps 4-5). client-go: controller-runtime admission.CustomValidator.
+func TestShardedReplicasEachRefuseAFooClaimingAnotherFoosDeployment(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	t.Cleanup(srv.Close)
+	require.NoError(t, sc.Register(srv))
+	w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
+	const n = 8
+	for i := range n {
+		w.createFoo(t, newFoo(fmt.Sprintf("foo-%d", i), fmt.Sprintf("dep-%d", i), int32p(1)))
+	}
+	api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+		return srv.Resource(gvr).Namespace(namespace)
+	}
+	dir := t.TempDir()
+	hc := webhookCert(t, dir)
+	type replica struct {
+		name string
+		sc   *sc.SampleController
+		ws   *admission.Server
+	}
+	var replicas []replica
+	for _, name := range []string{"replica-0", "replica-1"} {
+		ws, err := admission.NewServer(admission.ServerOptions{
+			BindAddress: "127.0.0.1:0", CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key"), Logger: quiet,
+		})
+		require.NoError(t, err)
+		ctrl, err := sc.New(api, sc.Options{
+			Namespace: ns, DeploymentSimulator: true, Logger: quiet, WebhookServer: ws,
+			Shard: &sc.ShardOptions{Ring: "foos", Identity: name, LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond},
+		})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- ctrl.Run(ctx) }()
+		t.Cleanup(func() {
+			cancel()
+			assert.NoError(t, <-done)
+		})
+		replicas = append(replicas, replica{name: name, sc: ctrl, ws: ws})
+	}
+	// A real socket and real time: poll with a deadline.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		held := 0
+		for _, r := range replicas {
+			held += len(r.sc.ShardMember().Held())
+		}
+		list, err := w.deps.List(context.Background(), metav1.ListOptions{})
+		require.NoError(t, err)
+		listening := replicas[0].ws.Addr() != nil && replicas[1].ws.Addr() != nil
+		if held == sharding.DefaultBuckets && len(list.(*sc.DeploymentList).Items) == n && listening &&
+			len(replicas[0].sc.ShardMember().Held()) > 0 && len(replicas[1].sc.ShardMember().Held()) > 0 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the ring never settled with every Foo's Deployment created")
+		time.Sleep(20 * time.Millisecond)
+	}
+	buckets := fooBuckets(t, w.foos, sharding.DefaultBuckets)
+
+	for _, r := range replicas {
+		held := r.sc.ShardMember().Held()
+		notHeld, refused := 0, 0
+		for i := range n {
+			foo := fmt.Sprintf("foo-%d", i)
+			if !slices.Contains(held, buckets[ns+"/"+foo]) {
+				notHeld++
+			}
+			claim := admitFoo(t, hc, "https://"+r.ws.Addr().String(), sc.ValidatePath, admission.Create, newFoo("thief", fmt.Sprintf("dep-%d", i), nil), nil)
+
+			if !claim.Allowed {
+				refused++
+			}
+			assert.False(t, claim.Allowed, "%s allowed a Foo to take %s's Deployment (bucket %d; it holds %v)", r.name, foo, buckets[ns+"/"+foo], held)
+			if claim.Result != nil {
+				assert.Contains(t, claim.Result.Message, fmt.Sprintf(`Deployment "dep-%d" is controlled by Foo %q`, i, foo))
+			}
+		}
+		t.Logf("%s holds buckets %v: refused %d of %d claims; %d of them were on Foos outside its share", r.name, held, refused, n, notHeld)
+		assert.Positive(t, notHeld, "the test asks each replica about Foos it does not hold")
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/informerlab/informerlab/internal/kubejson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -180,7 +181,7 @@ func Webhook(h Handler, logger *slog.Logger) http.Handler {
 			return
 		}
 		var review Review
-		if err := json.Unmarshal(body, &review); err != nil {
+		if err := kubejson.Unmarshal(body, &review); err != nil {
 			http.Error(w, "webhook: the body is not an AdmissionReview: "+err.Error(), http.StatusBadRequest)
 			return
 		}

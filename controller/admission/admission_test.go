@@ -175,8 +175,10 @@ func (r *gadgetRules) ValidateDelete(_ context.Context, w *Gadget) ([]string, er
 // new, deletes the stored one (which arrives as oldObject). A refusal carries
 // the Validator's status (422 Invalid with its causes) or, for a plain error,
 // 403 with its message; warnings reach the client either way. A request for
-// another kind, or with an object that does not decode, is refused.
-// Diagram: none. client-go: controller-runtime admission.WithValidator
+// another kind, or with an object that does not decode, is refused. Keys
+// are read in their own case, as the API server reads them: "Color" beside
+// "color" is not the color.
+// Diagram: none. client-go: controller-runtime admission.WithValidator; apimachinery util/json (case-sensitive)
 func TestValidatingWebhookAsksTheValidator(t *testing.T) {
 	rules := &gadgetRules{}
 	h := admission.Webhook(admission.ValidatingWebhook[*Gadget](gadgetGVK, rules), ctrltest.Quiet)
@@ -193,6 +195,9 @@ func TestValidatingWebhookAsksTheValidator(t *testing.T) {
 		{"invalid create", review(admission.Create, `{"metadata":{"name":"w"},"spec":{}}`, ""), false, 422, `Gadget.example.org "w" is invalid: spec.color: Required value: every gadget has a color`, []string{"gadgets are usually blue"}},
 		{"allowed update", review(admission.Update, blue, blue), true, 0, "", nil},
 		{"refused update", review(admission.Update, gold, blue), false, 403, "spec.color cannot change", nil},
+		// The API server stores spec.color "gold" and drops "Color", a key of
+		// another case; a validator must judge the same object.
+		{"keys read in their own case", review(admission.Update, `{"metadata":{"name":"w"},"spec":{"color":"gold","Color":"blue"}}`, blue), false, 403, "spec.color cannot change", nil},
 		{"allowed delete", review(admission.Delete, "", blue), true, 0, "", nil},
 		{"refused delete", review(admission.Delete, "", gold), false, 403, "gold gadgets are kept", nil},
 		{"another kind", deployment, false, 400, "this webhook admits example.org/v1, Kind=Gadget, not apps/v1, Kind=Deployment", nil},

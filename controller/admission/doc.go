@@ -27,6 +27,9 @@
 //
 //   - A review is answered, always with its uid: allowed, refused with a
 //     reason, or refused because it could not be read.
+//   - Reviews and their objects are decoded as the API server decodes
+//     them: keys match in their own case only, so a validator never judges
+//     {"replicas":1000,"Replicas":1} as 1 while 1000 is stored.
 //   - The defaulting patch holds only what Default changed; fields the Go
 //     type does not know are left as the client sent them.
 //   - Server and the handlers are safe for concurrent use.

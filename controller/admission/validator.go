@@ -2,10 +2,10 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 
+	"github.com/informerlab/informerlab/internal/kubejson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -84,7 +84,7 @@ func decodeAdmitted[T runtime.Object](raw runtime.RawExtension, what string) (T,
 	if len(raw.Raw) == 0 {
 		return obj, apierrors.NewBadRequest(fmt.Sprintf("webhook: the request has no %s", what))
 	}
-	if err := json.Unmarshal(raw.Raw, obj); err != nil {
+	if err := kubejson.Unmarshal(raw.Raw, obj); err != nil {
 		return obj, apierrors.NewBadRequest(fmt.Sprintf("webhook: decoding the request's %s: %v", what, err))
 	}
 	return obj, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/informerlab/informerlab/internal/kubejson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,7 +48,7 @@ func validateMeta(r *resource, u *unstructured.Unstructured) error {
 	mdPath := field.NewPath("metadata")
 	var om metav1.ObjectMeta
 	if raw, err := json.Marshal(u.Object["metadata"]); err == nil {
-		if err := json.Unmarshal(raw, &om); err != nil {
+		if err := kubejson.Unmarshal(raw, &om); err != nil {
 			return apierrors.NewBadRequest(fmt.Sprintf("fakeapi: malformed metadata: %v", err))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/informerlab/informerlab/internal/kubejson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,7 +77,7 @@ func (s *Server) toTyped(obj *unstructured.Unstructured, gvk schema.GroupVersion
 	}
 	data, err := json.Marshal(obj.Object)
 	if err == nil {
-		err = json.Unmarshal(data, out)
+		err = kubejson.Unmarshal(data, out)
 	}
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("fakeapi: cannot convert stored %s to %T: %w", gvk.Kind, out, err))

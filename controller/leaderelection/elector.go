@@ -241,7 +241,7 @@ func (le *LeaderElector) TryAcquireOrRenew(ctx context.Context) bool {
 	held := rec.HolderIdentity != "" && rec.HolderIdentity != le.identity
 	if held && now.Before(le.observedTime.Add(time.Duration(rec.LeaseDurationSeconds)*time.Second)) {
 		le.logger.Debug("lease held by another candidate", "holder", rec.HolderIdentity)
-		le.lastErr = fmt.Errorf("Lease %s is held by %q", le.name, rec.HolderIdentity)
+		le.lastErr = fmt.Errorf("the Lease %s is held by %q", le.name, rec.HolderIdentity)
 		return false
 	}
 

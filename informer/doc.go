@@ -53,6 +53,14 @@
 //  6. A handler added to a running informer first gets every cached object
 //     as OnAdd(obj, true), exactly once, then the live changes.
 //
+// The same loop runs without the shared processor too: [New] runs a
+// [Config] (a queue, a ListerWatcher and your Process function), and
+// [NewInformerWithOptions] adds a cache and one handler called directly on
+// the loop — the diagram's Informer box alone, client-go's controller.go.
+// Use NewInformerWithOptions for that; NewInformer and its siblings are
+// client-go's older spellings of it. Most programs want the
+// SharedIndexInformer.
+//
 // [SharedInformerFactory] hands out one informer per resource, so that a
 // program shares watches and caches, and [Lister] reads a cache by type.
 // [WaitForCacheSync] waits for informers and registrations on their Done
@@ -106,6 +114,9 @@
 //     atomic queue always unlocks while processing (UnlockWhileProcessingFIFO).
 //   - A ReplacedAll that lists one key twice is an add and then an update
 //     (client-go reports two adds); deletions are told in key order.
+//   - [New] reports an incomplete [Config] from Run instead of panicking
+//     on first use, and a panic in Process leaves Run only after the
+//     Reflector has stopped and the queue is closed.
 //   - The queue, the logger, the name, the metrics and the Reflector's
 //     options are chosen with functional options ([WithQueue], [WithLogger],
 //     [WithName], [WithMetricsProvider], [WithReflectorOptions]) instead of an

@@ -196,7 +196,7 @@ func NewSharedIndexInformer(lw reflector.ListerWatcher, exampleObject runtime.Ob
 	switch {
 	case lw == nil:
 		s.initErr = errors.New("informer: NewSharedIndexInformer needs a ListerWatcher")
-	case o.queue != QueueDeltaFIFO && o.queue != QueueRealFIFO && o.queue != QueueAtomicFIFO:
+	case !validQueue(o.queue):
 		s.initErr = errorf("unknown queue kind %v", o.queue)
 	}
 	return s
@@ -246,23 +246,7 @@ func (s *sharedIndexInformer) newControllerLocked() *controller {
 		Transformer:  s.transform,
 		Logger:       s.logger,
 	}
-	var q deltafifo.Queue
-	var batch deltafifo.QueueWithBatch
-	switch s.opts.queue {
-	case QueueRealFIFO:
-		f := deltafifo.NewRealFIFO(qopts)
-		q, batch = f, f
-	case QueueAtomicFIFO:
-		// The consumer compares lists with the cache itself, so the queue
-		// gets no KnownObjects, and may unlock while handlers are told.
-		qopts.KnownObjects = nil
-		qopts.AtomicEvents = true
-		qopts.UnlockWhileProcessing = true
-		f := deltafifo.NewRealFIFO(qopts)
-		q, batch = f, f
-	default:
-		q = deltafifo.New(qopts)
-	}
+	q, batch := newQueue(s.opts.queue, qopts)
 
 	ropts := s.opts.reflector
 	if ropts.Name == "" {

@@ -24,11 +24,7 @@ var list = groups(
 
 	// tools/cache
 
-	// controller_test.go: the low-level informer, the diagram's Informer box.
-	group(tc, "controller_test.go", leftOut,
-		"needs the low-level informer (Config and New, or NewInformer, NewTransformingInformer) and ResourceEventHandlerDetailedFuncs",
-		"Example", "ExampleNewInformer", "TestHammerController", "TestUpdate", "TestPanicPropagated",
-		"TestTransformingInformer", "TestTransformingInformerRace"),
+	// controller_test.go
 	group(tc, "controller_test.go", private,
 		"calls the private processDeltas or processDeltasInBatch (the process loop's body) with a hand-built store, and reads the queue's private logger",
 		"TestProcessDeltasInBatch", "TestReplaceEvents", "TestResetWatch",

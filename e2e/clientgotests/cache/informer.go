@@ -68,13 +68,18 @@ func NewSharedIndexInformerWithOptions(lw ListerWatcher, exampleObject runtime.O
 
 // sharedIndexInformerOptions chooses the informers' queue from the environment.
 func sharedIndexInformerOptions() []informer.Option {
+	return []informer.Option{informer.WithQueue(shimQueueKind())}
+}
+
+// shimQueueKind reads the informers' queue from the environment.
+func shimQueueKind() informer.QueueKind {
 	switch q := os.Getenv("INFORMERLAB_CLIENTGO_QUEUE"); q {
 	case "", "deltafifo":
-		return []informer.Option{informer.WithQueue(informer.QueueDeltaFIFO)}
+		return informer.QueueDeltaFIFO
 	case "realfifo":
-		return []informer.Option{informer.WithQueue(informer.QueueRealFIFO)}
+		return informer.QueueRealFIFO
 	case "atomic":
-		return []informer.Option{informer.WithQueue(informer.QueueAtomicFIFO)}
+		return informer.QueueAtomicFIFO
 	default:
 		panic(fmt.Sprintf("cache shim: INFORMERLAB_CLIENTGO_QUEUE=%q: want deltafifo, realfifo or atomic", q))
 	}

@@ -64,7 +64,8 @@
 // [SharedInformerFactory] hands out one informer per resource, so that a
 // program shares watches and caches, and [Lister] reads a cache by type.
 // [WaitForCacheSync] waits for informers and registrations on their Done
-// channels, without polling.
+// channels, without polling; [WaitFor] does too, and logs which ones it is
+// still waiting for.
 //
 // # Guarantees
 //
@@ -91,9 +92,12 @@
 //     goroutines joined by channels (processorListener.pop/run), and the
 //     buffer shrinks back after a burst. Since adding to a buffer never
 //     blocks, the processor needs no "wait until listeners started" step.
-//   - WaitForCacheSync takes [DoneChecker]s and waits on their channels; a
-//     plain function is passed as an [InformerSynced] and is polled, as
-//     client-go polls every function.
+//   - WaitForCacheSync and [WaitFor] take [DoneChecker]s and wait on their
+//     channels; a plain function is passed as an [InformerSynced] and is
+//     polled, as client-go polls every function. A DoneChecker has
+//     HasSynced besides client-go's Name and Done, and the informer, a
+//     registration and a Controller are DoneCheckers themselves. WaitFor
+//     logs to slog.Default(), not to a logger carried by the context.
 //   - A deletion of an object the cache does not hold reaches no handler.
 //     The in-order RealFIFO can hand the process loop a second deletion of
 //     an object already gone (a relist's tombstone and the watch's DELETED);

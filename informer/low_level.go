@@ -82,7 +82,11 @@ type Controller interface {
 
 	// HasSynced reports whether the Queue has handed the whole initial list
 	// to Process (see [deltafifo.DeltaFIFO.HasSynced]); Done is closed then.
+	// Name is "Controller" and the Reflector's name.
 	DoneChecker
+	// HasSyncedChecker returns the Controller itself; it is here for code
+	// written against client-go.
+	HasSyncedChecker() DoneChecker
 
 	// LastSyncResourceVersion is the resourceVersion the Reflector last saw
 	// ("" before Run).
@@ -189,6 +193,16 @@ func (c *lowLevelController) HasSynced() bool {
 }
 
 func (c *lowLevelController) Done() <-chan struct{} { return c.synced }
+
+func (c *lowLevelController) Name() string {
+	name := c.cfg.Reflector.Name
+	if name == "" {
+		name = informerName(options{}, c.cfg.ObjectType)
+	}
+	return "Controller " + name
+}
+
+func (c *lowLevelController) HasSyncedChecker() DoneChecker { return c }
 
 func (c *lowLevelController) LastSyncResourceVersion() string {
 	c.mu.Lock()

@@ -14,8 +14,11 @@ type ResourceEventHandlerRegistration interface {
 	// HasSynced reports whether the informer has synced and this handler has
 	// returned from every OnAdd of the initial list (or, for a handler added
 	// to a running informer, of the replay of the cache). Done is closed
-	// when it becomes true; it never reverts.
+	// when it becomes true; it never reverts. Name names the handler.
 	DoneChecker
+	// HasSyncedChecker returns the registration itself, which is a
+	// DoneChecker; it is here for code written against client-go.
+	HasSyncedChecker() DoneChecker
 
 	// Backlog returns how many notifications wait in the handler's buffer,
 	// not counting the one being handled: how far behind the handler is.

@@ -78,8 +78,12 @@ type SharedIndexInformer interface {
 	// HasSynced reports whether the initial list has been applied to the
 	// cache and handed to the handlers (not necessarily handled: see
 	// ResourceEventHandlerRegistration.HasSynced). Done is closed when it
-	// becomes true.
+	// becomes true. Name is "SharedIndexInformer" and the informer's name.
 	DoneChecker
+	// HasSyncedChecker returns the informer itself, which is a DoneChecker;
+	// it is here for code written against client-go, whose informer is not
+	// one.
+	HasSyncedChecker() DoneChecker
 	// HasStarted reports whether Run has been called.
 	HasStarted() bool
 	// IsStopped reports whether Run has returned.
@@ -383,6 +387,10 @@ func (s *sharedIndexInformer) HasSynced() bool {
 }
 
 func (s *sharedIndexInformer) Done() <-chan struct{} { return s.synced }
+
+func (s *sharedIndexInformer) Name() string { return "SharedIndexInformer " + s.name }
+
+func (s *sharedIndexInformer) HasSyncedChecker() DoneChecker { return s }
 
 func (s *sharedIndexInformer) HasStarted() bool {
 	s.mu.Lock()

@@ -71,15 +71,12 @@ var list = groups(
 		"steps the fake clock it sets in the informer's private clock field, and reads the private processor's listeners",
 		"TestResyncCheckPeriod", "TestSharedInformerWatchDisruption", "TestListenerResyncPeriods",
 		"TestListenerResyncPeriodsDelayed"),
-	group(tc, "shared_informer_test.go", leftOut,
-		"needs HasSyncedChecker",
+	group(tc, "shared_informer_test.go", private,
+		"asks the test file's isRegistered, which looks the registration up in the informer's private processor; the rest of it, a late handler's replay and its registration's HasSyncedChecker, informerlab's informer/handlers_test.go checks",
 		"TestAddWhileActive"),
 	group(tc, "shared_informer_test.go", leftOut,
 		"needs AddEventHandlerWithOptions and HandlerOptions",
 		"TestEventPanics"),
-	group(tc, "shared_informer_test.go", leftOut,
-		"needs WaitFor with named DoneCheckers and HasSyncedChecker",
-		"TestShutDownEventHandler_Lifecycles"),
 
 	// store_test.go, thread_safe_store_test.go, index_test.go, listers_test.go
 	group(tc, "store_test.go", leftOut,
@@ -101,10 +98,7 @@ var list = groups(
 
 	// wait_test.go
 	group(tc, "wait_test.go", leftOut,
-		"needs WaitFor with named DoneCheckers",
-		"TestWaitFor"),
-	group(tc, "wait_test.go", leftOut,
-		"needs SyncResult, what a SharedInformerFactory's WaitForCacheSyncWithContext returns",
+		"needs SyncResult, what a typed SharedInformerFactory's WaitForCacheSyncWithContext returns, keyed by reflect.Type; informerlab's factory is keyed by GroupVersionResource and its WaitForCacheSync returns map[GroupVersionResource]bool (docs/mapping.md)",
 		"TestSyncResult"),
 
 	// reflector_test.go
@@ -166,6 +160,9 @@ var list = groups(
 	group(tc, "reflector_test.go", differs,
 		"the store has no optional UpdateResourceVersion interface (docs/reflector.md, differences)",
 		"TestReflectorResourceVersionUpdate"),
+	group(tc, "wait_test.go", differs,
+		"WaitFor logs through log/slog's default logger, not the klog logger in the context; the test compares klog's text output down to the caller's line number (docs/mapping.md, \"The expected failures\")",
+		"TestWaitFor"),
 	group(tc, "reflector_watchlist_test.go", differs,
 		"a streaming list cut before its end bookmark falls back to a list, where client-go opens a second streaming list (docs/reflector.md, differences)",
 		"TestWatchList"),

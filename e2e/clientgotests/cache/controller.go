@@ -40,6 +40,7 @@ type Controller interface {
 	RunWithContext(ctx context.Context)
 	Run(stopCh <-chan struct{})
 	HasSynced() bool
+	HasSyncedChecker() informer.DoneChecker
 	LastSyncResourceVersion() string
 }
 

@@ -30,6 +30,7 @@ type SharedInformer interface {
 	Run(stopCh <-chan struct{})
 	RunWithContext(ctx context.Context)
 	HasSynced() bool
+	HasSyncedChecker() informer.DoneChecker
 	LastSyncResourceVersion() string
 	SetWatchErrorHandler(handler WatchErrorHandler) error
 	SetWatchErrorHandlerWithContext(handler WatchErrorHandlerWithContext) error
@@ -115,6 +116,37 @@ func WaitForCacheSync(stopCh <-chan struct{}, cacheSyncs ...InformerSynced) bool
 		checkers[i] = c
 	}
 	return informer.WaitForCacheSync(wait.ContextForChannel(stopCh), checkers...)
+}
+
+// DoneChecker is client-go's: a name and a channel. informerlab's checkers
+// have both (and HasSynced), so they are client-go's too; a checker of
+// client-go's own kind gets its HasSynced from its channel.
+type DoneChecker interface {
+	Name() string
+	Done() <-chan struct{}
+}
+
+type shimChecker struct{ DoneChecker }
+
+func (c shimChecker) HasSynced() bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+func WaitFor(ctx context.Context, what string, checkers ...DoneChecker) bool {
+	lab := make([]informer.DoneChecker, len(checkers))
+	for i, c := range checkers {
+		if l, ok := c.(informer.DoneChecker); ok {
+			lab[i] = l
+		} else if c != nil {
+			lab[i] = shimChecker{c}
+		}
+	}
+	return informer.WaitFor(ctx, what, lab...)
 }
 
 func WaitForNamedCacheSync(controllerName string, stopCh <-chan struct{}, cacheSyncs ...InformerSynced) bool {

@@ -51,6 +51,10 @@ type SharedIndexInformer interface {
 	// and, on a running informer, to at least the informer's resync check
 	// period; before Run, a period shorter than the check period lowers it.
 	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
+	// AddEventHandlerWithOptions registers handler with its own settings:
+	// a resync period (as AddEventHandlerWithResyncPeriod) and a logger for
+	// its panics. The zero HandlerOptions is AddEventHandler.
+	AddEventHandlerWithOptions(handler ResourceEventHandler, opts HandlerOptions) (ResourceEventHandlerRegistration, error)
 	// RemoveEventHandler unregisters a handler: it gets nothing more, except
 	// that a call in progress completes; what waits in its buffer is dropped.
 	// Removing a handle twice, or a handle of another informer, does nothing.

@@ -74,8 +74,9 @@ var list = groups(
 	group(tc, "shared_informer_test.go", private,
 		"asks the test file's isRegistered, which looks the registration up in the informer's private processor; the rest of it, a late handler's replay and its registration's HasSyncedChecker, informerlab's informer/handlers_test.go checks",
 		"TestAddWhileActive"),
-	group(tc, "shared_informer_test.go", leftOut,
-		"needs AddEventHandlerWithOptions and HandlerOptions",
+
+	group(tc, "shared_informer_test.go", logOutput,
+		"waits up to 90 s for klog's \"Observed a panic\" line at the handler's file and line, with a logger= name; informerlab logs a handler's panic through log/slog with its stack (to HandlerOptions.Logger when set), and delivers the next notification at once where client-go pauses a second",
 		"TestEventPanics"),
 
 	// store_test.go, thread_safe_store_test.go, index_test.go, listers_test.go

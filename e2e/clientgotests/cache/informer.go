@@ -10,6 +10,7 @@ import (
 	"github.com/informerlab/informerlab/reflector"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
 )
 
 type (
@@ -25,6 +26,7 @@ type (
 type SharedInformer interface {
 	AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error)
 	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
+	AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error)
 	RemoveEventHandler(handle ResourceEventHandlerRegistration) error
 	GetStore() Store
 	Run(stopCh <-chan struct{})
@@ -94,6 +96,16 @@ type sharedIndexInformer struct {
 
 func (s *sharedIndexInformer) Run(stopCh <-chan struct{}) {
 	s.SharedIndexInformer.Run(wait.ContextForChannel(stopCh))
+}
+
+// HandlerOptions is client-go's: a klog logger.
+type HandlerOptions struct {
+	Logger       *klog.Logger
+	ResyncPeriod *time.Duration
+}
+
+func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error) {
+	return s.SharedIndexInformer.AddEventHandlerWithOptions(handler, informer.HandlerOptions{Logger: shimSlog(options.Logger), ResyncPeriod: options.ResyncPeriod})
 }
 
 func (s *sharedIndexInformer) RunWithContext(ctx context.Context) { s.SharedIndexInformer.Run(ctx) }

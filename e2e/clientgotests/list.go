@@ -43,7 +43,7 @@ var list = groups(
 
 	// the_real_fifo_test.go
 	group(tc, "the_real_fifo_test.go", private,
-		"reads the RealFIFO's private items or batchSize, or calls its private getItems, addTest, replaceTest, resyncTest, bookmarkTest or keyOf",
+		"reads the RealFIFO's private items or batchSize, directly or through the test file's helpers getItems, addTest, replaceTest, resyncTest and bookmarkTest; most read items only to see the queued deltas in order, which is public behaviour: informerlab's RealFIFO.ListKeys shows the keys in order, and its deltafifo tests check the deltas through the package invariants after every step",
 		"TestRealFIFO_replaceWithDeleteDeltaIn", "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue",
 		"TestRealFIFO_addUpdate", "TestRealFIFO_transformer", "TestRealFIFO_enqueueingNoLister",
 		"TestRealFIFO_enqueueingWithLister", "TestRealFIFO_addReplace", "TestRealFIFO_ResyncNonExisting",
@@ -81,8 +81,11 @@ var list = groups(
 
 	// store_test.go, thread_safe_store_test.go, index_test.go, listers_test.go
 	group(tc, "store_test.go", leftOut,
-		"needs the store options WithTransformer or WithStoreMetrics",
-		"TestCacheWithTransformer", "TestWithStoreMetricsDefaulting"),
+		"needs the store option WithTransformer; informerlab transforms in one place, the queue (deltafifo.Options.Transformer), before anything is cached (docs/mapping.md)",
+		"TestCacheWithTransformer"),
+	group(tc, "store_test.go", private,
+		"asserts the store to the private cache type and reads its metrics field; its informer name comes from NewInformerName, the process-wide registry informerlab leaves out",
+		"TestWithStoreMetricsDefaulting"),
 	group(tc, "store_test.go", leftOut,
 		"runs the store tests on the classic FIFO, which informerlab leaves out",
 		"TestFIFOCache"),
@@ -90,7 +93,7 @@ var list = groups(
 		"runs the store tests on an UndeltaStore, which informerlab leaves out",
 		"TestUndeltaStore"),
 	group(tc, "store_test.go", leftOut,
-		"asserts the store to TransactionStore, whose Transaction returns *TransactionError; informerlab's Store.Transaction returns error",
+		"asserts the store to TransactionStore, whose Transaction returns *TransactionError; informerlab's Store.Transaction returns error, and the *indexer.TransactionError is reached with errors.As (docs/mapping.md)",
 		"TestCacheTransactionShouldIndexErrors"),
 	group(tc, "thread_safe_store_test.go", private,
 		"builds the private threadSafeMap and reads its index sets",

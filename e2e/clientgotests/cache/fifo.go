@@ -130,6 +130,8 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 
 // keyOf is client-go's unexported RealFIFO.keyOf, which its Example calls:
 // the RealFIFO's public KeyOf, tombstones unwrapped.
+//
+//lint:ignore U1000 called by client-go's Example, laid over this package at run time
 func (f *RealFIFO) keyOf(obj interface{}) (string, error) { return f.KeyOf(obj) }
 
 func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProcessFunc) error {

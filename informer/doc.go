@@ -135,7 +135,8 @@
 //
 //	go test ./informer -run Walkthrough -v
 //
-// and the Example in example_test.go. docs/informer.md explains resync
+// and the Examples in example_test.go (ExampleNewInformerWithOptions shows
+// the Informer box alone, ExampleWaitFor what WaitFor logs). docs/informer.md explains resync
 // versus relist, tombstones and per-handler sync. Next along the pipeline:
 // package workqueue (steps 7-8).
 package informer

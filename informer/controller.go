@@ -30,16 +30,22 @@ type controller struct {
 }
 
 // run runs the Reflector on its own goroutine and the process loop on the
-// caller's, until ctx is done. It returns once both have stopped.
+// caller's, until ctx is done. It returns once both have stopped, also when
+// the process function panics: the panic goes on up the caller's stack
+// after the Reflector has stopped.
 func (c *controller) run(ctx context.Context) {
-	stopClosing := context.AfterFunc(ctx, c.queue.Close)
-	defer stopClosing()
-
+	ctx, cancel := context.WithCancel(ctx)
+	stopClosing := context.AfterFunc(ctx, c.queue.Close) // unblocks a waiting Pop
 	var wg sync.WaitGroup
+	defer func() {
+		stopClosing()
+		cancel()
+		c.queue.Close()
+		wg.Wait()
+	}()
+
 	wg.Go(func() { c.reflector.Run(ctx) })
 	c.processLoop(ctx)
-	c.queue.Close()
-	wg.Wait()
 }
 
 // processLoop pops until the queue is closed or ctx is done. A process error

@@ -53,10 +53,19 @@
 //  6. A handler added to a running informer first gets every cached object
 //     as OnAdd(obj, true), exactly once, then the live changes.
 //
+// The same loop runs without the shared processor too: [New] runs a
+// [Config] (a queue, a ListerWatcher and your Process function), and
+// [NewInformerWithOptions] adds a cache and one handler called directly on
+// the loop — the diagram's Informer box alone, client-go's controller.go.
+// Use NewInformerWithOptions for that; NewInformer and its siblings are
+// client-go's older spellings of it. Most programs want the
+// SharedIndexInformer.
+//
 // [SharedInformerFactory] hands out one informer per resource, so that a
 // program shares watches and caches, and [Lister] reads a cache by type.
 // [WaitForCacheSync] waits for informers and registrations on their Done
-// channels, without polling.
+// channels, without polling; [WaitFor] does too, and logs which ones it is
+// still waiting for.
 //
 // # Guarantees
 //
@@ -83,9 +92,12 @@
 //     goroutines joined by channels (processorListener.pop/run), and the
 //     buffer shrinks back after a burst. Since adding to a buffer never
 //     blocks, the processor needs no "wait until listeners started" step.
-//   - WaitForCacheSync takes [DoneChecker]s and waits on their channels; a
-//     plain function is passed as an [InformerSynced] and is polled, as
-//     client-go polls every function.
+//   - WaitForCacheSync and [WaitFor] take [DoneChecker]s and wait on their
+//     channels; a plain function is passed as an [InformerSynced] and is
+//     polled, as client-go polls every function. A DoneChecker has
+//     HasSynced besides client-go's Name and Done, and the informer, a
+//     registration and a Controller are DoneCheckers themselves. WaitFor
+//     logs to slog.Default(), not to a logger carried by the context.
 //   - A deletion of an object the cache does not hold reaches no handler.
 //     The in-order RealFIFO can hand the process loop a second deletion of
 //     an object already gone (a relist's tombstone and the watch's DELETED);
@@ -106,6 +118,9 @@
 //     atomic queue always unlocks while processing (UnlockWhileProcessingFIFO).
 //   - A ReplacedAll that lists one key twice is an add and then an update
 //     (client-go reports two adds); deletions are told in key order.
+//   - [New] reports an incomplete [Config] from Run instead of panicking
+//     on first use, and a panic in Process leaves Run only after the
+//     Reflector has stopped and the queue is closed.
 //   - The queue, the logger, the name, the metrics and the Reflector's
 //     options are chosen with functional options ([WithQueue], [WithLogger],
 //     [WithName], [WithMetricsProvider], [WithReflectorOptions]) instead of an
@@ -120,7 +135,8 @@
 //
 //	go test ./informer -run Walkthrough -v
 //
-// and the Example in example_test.go. docs/informer.md explains resync
+// and the Examples in example_test.go (ExampleNewInformerWithOptions shows
+// the Informer box alone, ExampleWaitFor what WaitFor logs). docs/informer.md explains resync
 // versus relist, tombstones and per-handler sync. Next along the pipeline:
 // package workqueue (steps 7-8).
 package informer

@@ -12,3 +12,16 @@ import (
 func TestOutputOfExample(t *testing.T) {
 	exampleoutput.Show(t, "Example", Example)
 }
+
+// TestOutputOfExampleNewInformerWithOptions shows what
+// ExampleNewInformerWithOptions prints.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleNewInformerWithOptions(t *testing.T) {
+	exampleoutput.Show(t, "ExampleNewInformerWithOptions", ExampleNewInformerWithOptions)
+}
+
+// TestOutputOfExampleWaitFor shows what ExampleWaitFor prints.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleWaitFor(t *testing.T) {
+	exampleoutput.Show(t, "ExampleWaitFor", ExampleWaitFor)
+}

@@ -4,12 +4,17 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"sort"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/informerlab/informerlab/deltafifo"
 	"github.com/informerlab/informerlab/fakeapi"
+	"github.com/informerlab/informerlab/indexer"
 	"github.com/informerlab/informerlab/informer"
 	"github.com/informerlab/informerlab/reflector"
 )
@@ -90,4 +95,116 @@ func Example() {
 	// update: hello -> hello again
 	// delete
 	// configmaps "greeting" not found
+}
+
+// The Informer box alone: NewInformerWithOptions fills a cache and calls
+// one handler, on the process loop itself, after the cache holds each
+// change. Most programs want a SharedIndexInformer; this is what it is
+// built on.
+func ExampleNewInformerWithOptions() {
+	srv := fakeapi.New(fakeapi.Options{})
+	defer srv.Close()
+	configMaps := srv.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("demo")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, name := range []string{"a", "b"} {
+		cm := &unstructured.Unstructured{}
+		cm.SetAPIVersion("v1")
+		cm.SetKind("ConfigMap")
+		cm.SetName(name)
+		if _, err := configMaps.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			panic(err)
+		}
+	}
+
+	events := make(chan string, 10)
+	var cache indexer.Store
+	cache, controller := informer.NewInformerWithOptions(informer.InformerOptions{
+		ListerWatcher: configMaps,
+		Handler: informer.ResourceEventHandlerDetailedFuncs{
+			AddFunc: func(obj any, isInInitialList bool) {
+				key, _ := indexer.MetaNamespaceKeyFunc(obj)
+				_, cached, _ := cache.GetByKey(key)
+				events <- fmt.Sprintf("add %s (initial list: %v, cached: %v)", key, isInInitialList, cached)
+			},
+			DeleteFunc: func(obj any) {
+				key, _ := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(obj)
+				events <- "delete " + key
+			},
+		},
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		controller.Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		<-done // Run returns once the Reflector and the loop have stopped
+	}()
+
+	if !informer.WaitForCacheSync(ctx, controller) {
+		panic("not synced")
+	}
+	initial := []string{<-events, <-events}
+	sort.Strings(initial)
+	fmt.Println(initial[0])
+	fmt.Println(initial[1])
+	if err := configMaps.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
+		panic(err)
+	}
+	fmt.Println(<-events)
+	fmt.Println("cached:", cache.ListKeys())
+
+	// Output:
+	// add demo/a (initial list: true, cached: true)
+	// add demo/b (initial list: true, cached: true)
+	// delete demo/a
+	// cached: [demo/b]
+}
+
+// WaitFor names what it waits for: with a what, it logs each checker as it
+// syncs, and the ones it gave up on. Here one informer syncs and a plain
+// function never does; the wait ends after a second.
+func ExampleWaitFor() {
+	srv := fakeapi.New(fakeapi.Options{})
+	defer srv.Close()
+	configMaps := srv.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"})
+	quiet := slog.New(slog.DiscardHandler)
+	inf := informer.NewSharedIndexInformer(configMaps, nil, 0, nil, informer.WithName("configmaps"), informer.WithLogger(quiet))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		inf.Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+
+	// WaitFor logs to slog.Default(); print its lines without the time.
+	old := slog.Default()
+	defer slog.SetDefault(old)
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	})))
+	waitCtx, stop := context.WithTimeout(ctx, time.Second)
+	defer stop()
+	never := informer.InformerSynced(func() bool { return false })
+
+	ok := informer.WaitFor(waitCtx, "caches", inf, never)
+	fmt.Println("synced:", ok)
+
+	// Output:
+	// level=INFO msg="informer: waiting" for=caches
+	// level=INFO msg="informer: done waiting" for=caches instance="SharedIndexInformer configmaps"
+	// level=INFO msg="informer: timed out waiting" for=caches cause="context deadline exceeded" instances=[InformerSynced]
+	// synced: false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/informerlab/informerlab/deltafifo"
 	"github.com/informerlab/informerlab/reflector"
 )
 
@@ -49,6 +50,30 @@ func (k QueueKind) String() string {
 		return "AtomicFIFO"
 	}
 	return fmt.Sprintf("QueueKind(%d)", int(k))
+}
+
+// newQueue builds the queue of kind with o; batch is the same queue when it
+// can pop batches, else nil. o.KnownObjects is dropped for the atomic
+// queue: its consumer compares lists with the cache itself, and it may
+// unlock while the handlers are told.
+func newQueue(kind QueueKind, o deltafifo.Options) (q deltafifo.Queue, batch deltafifo.QueueWithBatch) {
+	switch kind {
+	case QueueRealFIFO:
+		f := deltafifo.NewRealFIFO(o)
+		return f, f
+	case QueueAtomicFIFO:
+		o.KnownObjects = nil
+		o.AtomicEvents = true
+		o.UnlockWhileProcessing = true
+		f := deltafifo.NewRealFIFO(o)
+		return f, f
+	}
+	return deltafifo.New(o), nil
+}
+
+// validQueue reports whether kind is one of the three queues.
+func validQueue(kind QueueKind) bool {
+	return kind == QueueDeltaFIFO || kind == QueueRealFIFO || kind == QueueAtomicFIFO
 }
 
 // Option configures a SharedIndexInformer at construction.

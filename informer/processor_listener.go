@@ -178,6 +178,12 @@ func (l *processorListener) HasSynced() bool { return l.sync.hasSynced() }
 // Done returns a channel that is closed once HasSynced is true.
 func (l *processorListener) Done() <-chan struct{} { return l.sync.done }
 
+// Name names the handler: "handler" and its type, or the functions it holds.
+func (l *processorListener) Name() string { return "handler " + nameForHandler(l.handler) }
+
+// HasSyncedChecker returns l.
+func (l *processorListener) HasSyncedChecker() DoneChecker { return l }
+
 // Backlog returns how many notifications wait in this handler's buffer, not
 // counting the one being handled.
 func (l *processorListener) Backlog() int {

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -14,8 +15,11 @@ type ResourceEventHandlerRegistration interface {
 	// HasSynced reports whether the informer has synced and this handler has
 	// returned from every OnAdd of the initial list (or, for a handler added
 	// to a running informer, of the replay of the cache). Done is closed
-	// when it becomes true; it never reverts.
+	// when it becomes true; it never reverts. Name names the handler.
 	DoneChecker
+	// HasSyncedChecker returns the registration itself, which is a
+	// DoneChecker; it is here for code written against client-go.
+	HasSyncedChecker() DoneChecker
 
 	// Backlog returns how many notifications wait in the handler's buffer,
 	// not counting the one being handled: how far behind the handler is.
@@ -28,13 +32,41 @@ type ResourceEventHandlerRegistration interface {
 
 var _ ResourceEventHandlerRegistration = (*processorListener)(nil)
 
+// HandlerOptions are a handler's own settings, for
+// [SharedIndexInformer.AddEventHandlerWithOptions]. The zero value means the
+// informer's defaults.
+//
+// client-go: tools/cache.HandlerOptions.
+type HandlerOptions struct {
+	// Logger receives the handler's log lines: its panics. nil means the
+	// informer's logger.
+	Logger *slog.Logger
+
+	// ResyncPeriod is the handler's resync period, as
+	// AddEventHandlerWithResyncPeriod takes it; nil means the informer's
+	// default (what AddEventHandler asks for).
+	ResyncPeriod *time.Duration
+}
+
 func (s *sharedIndexInformer) AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error) {
-	return s.AddEventHandlerWithResyncPeriod(handler, s.defaultEventHandlerResyncPeriod)
+	return s.AddEventHandlerWithOptions(handler, HandlerOptions{})
 }
 
 func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithOptions(handler, HandlerOptions{ResyncPeriod: &resyncPeriod})
+}
+
+func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHandler, opts HandlerOptions) (ResourceEventHandlerRegistration, error) {
 	if handler == nil {
 		return nil, errNilHandler
+	}
+	resyncPeriod := s.defaultEventHandlerResyncPeriod
+	if opts.ResyncPeriod != nil {
+		resyncPeriod = *opts.ResyncPeriod
+	}
+	logger := s.logger
+	if opts.Logger != nil {
+		logger = opts.Logger
 	}
 	if resyncPeriod < 0 {
 		return nil, errorf("negative resync period %v", resyncPeriod)
@@ -67,7 +99,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 		}
 	}
 	l := newProcessorListener(handler, resyncPeriod,
-		determineResyncPeriod(s.logger, resyncPeriod, s.resyncCheckPeriod), time.Now(), s.logger)
+		determineResyncPeriod(s.logger, resyncPeriod, s.resyncCheckPeriod), time.Now(), logger)
 	l.metrics = newHandlerMetrics(s.opts.metrics, s.name, handler)
 
 	if !s.started {

@@ -51,6 +51,10 @@ type SharedIndexInformer interface {
 	// and, on a running informer, to at least the informer's resync check
 	// period; before Run, a period shorter than the check period lowers it.
 	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
+	// AddEventHandlerWithOptions registers handler with its own settings:
+	// a resync period (as AddEventHandlerWithResyncPeriod) and a logger for
+	// its panics. The zero HandlerOptions is AddEventHandler.
+	AddEventHandlerWithOptions(handler ResourceEventHandler, opts HandlerOptions) (ResourceEventHandlerRegistration, error)
 	// RemoveEventHandler unregisters a handler: it gets nothing more, except
 	// that a call in progress completes; what waits in its buffer is dropped.
 	// Removing a handle twice, or a handle of another informer, does nothing.
@@ -78,8 +82,12 @@ type SharedIndexInformer interface {
 	// HasSynced reports whether the initial list has been applied to the
 	// cache and handed to the handlers (not necessarily handled: see
 	// ResourceEventHandlerRegistration.HasSynced). Done is closed when it
-	// becomes true.
+	// becomes true. Name is "SharedIndexInformer" and the informer's name.
 	DoneChecker
+	// HasSyncedChecker returns the informer itself, which is a DoneChecker;
+	// it is here for code written against client-go, whose informer is not
+	// one.
+	HasSyncedChecker() DoneChecker
 	// HasStarted reports whether Run has been called.
 	HasStarted() bool
 	// IsStopped reports whether Run has returned.
@@ -196,7 +204,7 @@ func NewSharedIndexInformer(lw reflector.ListerWatcher, exampleObject runtime.Ob
 	switch {
 	case lw == nil:
 		s.initErr = errors.New("informer: NewSharedIndexInformer needs a ListerWatcher")
-	case o.queue != QueueDeltaFIFO && o.queue != QueueRealFIFO && o.queue != QueueAtomicFIFO:
+	case !validQueue(o.queue):
 		s.initErr = errorf("unknown queue kind %v", o.queue)
 	}
 	return s
@@ -246,23 +254,7 @@ func (s *sharedIndexInformer) newControllerLocked() *controller {
 		Transformer:  s.transform,
 		Logger:       s.logger,
 	}
-	var q deltafifo.Queue
-	var batch deltafifo.QueueWithBatch
-	switch s.opts.queue {
-	case QueueRealFIFO:
-		f := deltafifo.NewRealFIFO(qopts)
-		q, batch = f, f
-	case QueueAtomicFIFO:
-		// The consumer compares lists with the cache itself, so the queue
-		// gets no KnownObjects, and may unlock while handlers are told.
-		qopts.KnownObjects = nil
-		qopts.AtomicEvents = true
-		qopts.UnlockWhileProcessing = true
-		f := deltafifo.NewRealFIFO(qopts)
-		q, batch = f, f
-	default:
-		q = deltafifo.New(qopts)
-	}
+	q, batch := newQueue(s.opts.queue, qopts)
 
 	ropts := s.opts.reflector
 	if ropts.Name == "" {
@@ -399,6 +391,10 @@ func (s *sharedIndexInformer) HasSynced() bool {
 }
 
 func (s *sharedIndexInformer) Done() <-chan struct{} { return s.synced }
+
+func (s *sharedIndexInformer) Name() string { return "SharedIndexInformer " + s.name }
+
+func (s *sharedIndexInformer) HasSyncedChecker() DoneChecker { return s }
 
 func (s *sharedIndexInformer) HasStarted() bool {
 	s.mu.Lock()

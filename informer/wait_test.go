@@ -1,7 +1,11 @@
 package informer
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -13,12 +17,13 @@ import (
 // countingChecker is a DoneChecker whose channel closes after delay and
 // which counts how often HasSynced is asked.
 type countingChecker struct {
+	name  string
 	done  chan struct{}
 	asked atomic.Int64
 }
 
 func newCountingChecker(delay time.Duration) *countingChecker {
-	c := &countingChecker{done: make(chan struct{})}
+	c := &countingChecker{name: "counting", done: make(chan struct{})}
 	time.AfterFunc(delay, func() { close(c.done) })
 	return c
 }
@@ -33,6 +38,7 @@ func (c *countingChecker) HasSynced() bool {
 	}
 }
 func (c *countingChecker) Done() <-chan struct{} { return c.done }
+func (c *countingChecker) Name() string          { return c.name }
 
 // TestWaitForCacheSyncBlocksOnDoneChannelsWithoutPolling waits for two
 // checkers that sync at 3s and 7s: it returns at exactly 7s, having asked
@@ -88,5 +94,46 @@ func TestWaitForCacheSyncGivesUpWhenTheContextEnds(t *testing.T) {
 		t.Logf("one checker never syncs: WaitForCacheSync returned %v when its 2s context ended, after %v", ok, time.Since(start))
 		assert.Equal(t, 2*time.Second, time.Since(start))
 		assert.False(t, WaitForCacheSync(context.Background(), nil))
+	})
+}
+
+// named returns a countingChecker called name that syncs after delay.
+func named(name string, delay time.Duration) *countingChecker {
+	c := newCountingChecker(delay)
+	c.name = name
+	return c
+}
+
+// TestWaitForLogsEachCheckerAsItSyncsThenTheOnesThatDidNot waits for
+// "caches" with three checkers; two sync at 0s and 3s, one never, and the
+// wait is cancelled at 5s with a cause. The log says what is waited for,
+// each checker as it syncs, in that order, and then the ones that did not,
+// sorted, with the cause.
+//
+// Diagram: step 6. client-go: tools/cache.WaitFor.
+func TestWaitForLogsEachCheckerAsItSyncsThenTheOnesThatDidNot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		noTime := func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}
+		old := slog.Default()
+		slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: noTime})))
+		t.Cleanup(func() { slog.SetDefault(old) })
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(5*time.Second, func() { cancel(errors.New("shutting down")) })
+
+		ok := WaitFor(ctx, "caches", named("slow", time.Hour), named("second", 3*time.Second), named("first", 0), named("never", time.Hour))
+
+		assert.False(t, ok)
+		assert.Equal(t, []string{
+			`level=INFO msg="informer: waiting" for=caches`,
+			`level=INFO msg="informer: done waiting" for=caches instance=first`,
+			`level=INFO msg="informer: done waiting" for=caches instance=second`,
+			`level=INFO msg="informer: timed out waiting" for=caches cause="shutting down" instances="[never slow]"`,
+		}, strings.Split(strings.TrimSpace(buf.String()), "\n"))
 	})
 }

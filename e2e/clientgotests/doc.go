@@ -21,7 +21,7 @@
 //     repository. The runner finds it with go list -m.
 //  2. Each test file is parsed. The committed list (list.go) names what
 //     cannot run against informerlab, each with a kind and a reason: private
-//     internals, a fake clock, API left out on purpose. Those declarations
+//     internals, a fake clock, API left out on purpose, klog's text output. Those declarations
 //     are taken out, then every declaration no remaining test or example
 //     reaches (benchmarks are never run here), then the imports nothing uses.
 //     No statement inside a remaining function is changed.

@@ -24,11 +24,7 @@ var list = groups(
 
 	// tools/cache
 
-	// controller_test.go: the low-level informer, the diagram's Informer box.
-	group(tc, "controller_test.go", leftOut,
-		"needs the low-level informer (Config and New, or NewInformer, NewTransformingInformer) and ResourceEventHandlerDetailedFuncs",
-		"Example", "ExampleNewInformer", "TestHammerController", "TestUpdate", "TestPanicPropagated",
-		"TestTransformingInformer", "TestTransformingInformerRace"),
+	// controller_test.go
 	group(tc, "controller_test.go", private,
 		"calls the private processDeltas or processDeltasInBatch (the process loop's body) with a hand-built store, and reads the queue's private logger",
 		"TestProcessDeltasInBatch", "TestReplaceEvents", "TestResetWatch",
@@ -47,7 +43,7 @@ var list = groups(
 
 	// the_real_fifo_test.go
 	group(tc, "the_real_fifo_test.go", private,
-		"reads the RealFIFO's private items or batchSize, or calls its private getItems, addTest, replaceTest, resyncTest, bookmarkTest or keyOf",
+		"reads the RealFIFO's private items or batchSize, directly or through the test file's helpers getItems, addTest, replaceTest, resyncTest and bookmarkTest; most read items only to see the queued deltas in order, which is public behaviour: informerlab's RealFIFO.ListKeys shows the keys in order, and its deltafifo tests check the deltas through the package invariants after every step",
 		"TestRealFIFO_replaceWithDeleteDeltaIn", "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue",
 		"TestRealFIFO_addUpdate", "TestRealFIFO_transformer", "TestRealFIFO_enqueueingNoLister",
 		"TestRealFIFO_enqueueingWithLister", "TestRealFIFO_addReplace", "TestRealFIFO_ResyncNonExisting",
@@ -75,20 +71,21 @@ var list = groups(
 		"steps the fake clock it sets in the informer's private clock field, and reads the private processor's listeners",
 		"TestResyncCheckPeriod", "TestSharedInformerWatchDisruption", "TestListenerResyncPeriods",
 		"TestListenerResyncPeriodsDelayed"),
-	group(tc, "shared_informer_test.go", leftOut,
-		"needs HasSyncedChecker",
+	group(tc, "shared_informer_test.go", private,
+		"asks the test file's isRegistered, which looks the registration up in the informer's private processor; the rest of it, a late handler's replay and its registration's HasSyncedChecker, informerlab's informer/handlers_test.go checks",
 		"TestAddWhileActive"),
-	group(tc, "shared_informer_test.go", leftOut,
-		"needs AddEventHandlerWithOptions and HandlerOptions",
+
+	group(tc, "shared_informer_test.go", logOutput,
+		"waits up to 90 s for klog's \"Observed a panic\" line at the handler's file and line, with a logger= name; informerlab logs a handler's panic through log/slog with its stack (to HandlerOptions.Logger when set), and delivers the next notification at once where client-go pauses a second",
 		"TestEventPanics"),
-	group(tc, "shared_informer_test.go", leftOut,
-		"needs WaitFor with named DoneCheckers and HasSyncedChecker",
-		"TestShutDownEventHandler_Lifecycles"),
 
 	// store_test.go, thread_safe_store_test.go, index_test.go, listers_test.go
 	group(tc, "store_test.go", leftOut,
-		"needs the store options WithTransformer or WithStoreMetrics",
-		"TestCacheWithTransformer", "TestWithStoreMetricsDefaulting"),
+		"needs the store option WithTransformer; informerlab transforms in one place, the queue (deltafifo.Options.Transformer), before anything is cached (docs/mapping.md)",
+		"TestCacheWithTransformer"),
+	group(tc, "store_test.go", private,
+		"asserts the store to the private cache type and reads its metrics field; its informer name comes from NewInformerName, the process-wide registry informerlab leaves out",
+		"TestWithStoreMetricsDefaulting"),
 	group(tc, "store_test.go", leftOut,
 		"runs the store tests on the classic FIFO, which informerlab leaves out",
 		"TestFIFOCache"),
@@ -96,7 +93,7 @@ var list = groups(
 		"runs the store tests on an UndeltaStore, which informerlab leaves out",
 		"TestUndeltaStore"),
 	group(tc, "store_test.go", leftOut,
-		"asserts the store to TransactionStore, whose Transaction returns *TransactionError; informerlab's Store.Transaction returns error",
+		"asserts the store to TransactionStore, whose Transaction returns *TransactionError; informerlab's Store.Transaction returns error, and the *indexer.TransactionError is reached with errors.As (docs/mapping.md)",
 		"TestCacheTransactionShouldIndexErrors"),
 	group(tc, "thread_safe_store_test.go", private,
 		"builds the private threadSafeMap and reads its index sets",
@@ -105,10 +102,7 @@ var list = groups(
 
 	// wait_test.go
 	group(tc, "wait_test.go", leftOut,
-		"needs WaitFor with named DoneCheckers",
-		"TestWaitFor"),
-	group(tc, "wait_test.go", leftOut,
-		"needs SyncResult, what a SharedInformerFactory's WaitForCacheSyncWithContext returns",
+		"needs SyncResult, what a typed SharedInformerFactory's WaitForCacheSyncWithContext returns, keyed by reflect.Type; informerlab's factory is keyed by GroupVersionResource and its WaitForCacheSync returns map[GroupVersionResource]bool (docs/mapping.md)",
 		"TestSyncResult"),
 
 	// reflector_test.go
@@ -170,6 +164,9 @@ var list = groups(
 	group(tc, "reflector_test.go", differs,
 		"the store has no optional UpdateResourceVersion interface (docs/reflector.md, differences)",
 		"TestReflectorResourceVersionUpdate"),
+	group(tc, "wait_test.go", differs,
+		"WaitFor logs through log/slog's default logger, not the klog logger in the context; the test compares klog's text output down to the caller's line number (docs/mapping.md, \"The expected failures\")",
+		"TestWaitFor"),
 	group(tc, "reflector_watchlist_test.go", differs,
 		"a streaming list cut before its end bookmark falls back to a list, where client-go opens a second streaming list (docs/reflector.md, differences)",
 		"TestWatchList"),

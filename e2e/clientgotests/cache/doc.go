@@ -22,7 +22,8 @@
 //
 // Nothing here decides behaviour: every call lands in informerlab. The
 // unexported names all start with "shim" so that they never collide with
-// the helpers of client-go's test files, which share this package; the one
-// exception is the informer's concrete type, sharedIndexInformer, named as
-// client-go's because its tests assert to it.
+// the helpers of client-go's test files, which share this package; the
+// exceptions are the informer's concrete type, sharedIndexInformer, named as
+// client-go's because its tests assert to it, and RealFIFO.keyOf, client-go's
+// unexported name for the public KeyOf, which client-go's Example calls.
 package cache

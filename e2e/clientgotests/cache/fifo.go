@@ -128,6 +128,12 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 	return shimPop(f.RealFIFO.Pop, process)
 }
 
+// keyOf is client-go's unexported RealFIFO.keyOf, which its Example calls:
+// the RealFIFO's public KeyOf, tombstones unwrapped.
+//
+//lint:ignore U1000 called by client-go's Example, laid over this package at run time
+func (f *RealFIFO) keyOf(obj interface{}) (string, error) { return f.KeyOf(obj) }
+
 func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProcessFunc) error {
 	return f.RealFIFO.PopBatch(processBatch, func(d Deltas, isInInitialList bool) error {
 		return processSingle(d, isInInitialList)

@@ -10,6 +10,7 @@ import (
 	"github.com/informerlab/informerlab/reflector"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
 )
 
 type (
@@ -25,11 +26,13 @@ type (
 type SharedInformer interface {
 	AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error)
 	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
+	AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error)
 	RemoveEventHandler(handle ResourceEventHandlerRegistration) error
 	GetStore() Store
 	Run(stopCh <-chan struct{})
 	RunWithContext(ctx context.Context)
 	HasSynced() bool
+	HasSyncedChecker() informer.DoneChecker
 	LastSyncResourceVersion() string
 	SetWatchErrorHandler(handler WatchErrorHandler) error
 	SetWatchErrorHandlerWithContext(handler WatchErrorHandlerWithContext) error
@@ -68,13 +71,18 @@ func NewSharedIndexInformerWithOptions(lw ListerWatcher, exampleObject runtime.O
 
 // sharedIndexInformerOptions chooses the informers' queue from the environment.
 func sharedIndexInformerOptions() []informer.Option {
+	return []informer.Option{informer.WithQueue(shimQueueKind())}
+}
+
+// shimQueueKind reads the informers' queue from the environment.
+func shimQueueKind() informer.QueueKind {
 	switch q := os.Getenv("INFORMERLAB_CLIENTGO_QUEUE"); q {
 	case "", "deltafifo":
-		return []informer.Option{informer.WithQueue(informer.QueueDeltaFIFO)}
+		return informer.QueueDeltaFIFO
 	case "realfifo":
-		return []informer.Option{informer.WithQueue(informer.QueueRealFIFO)}
+		return informer.QueueRealFIFO
 	case "atomic":
-		return []informer.Option{informer.WithQueue(informer.QueueAtomicFIFO)}
+		return informer.QueueAtomicFIFO
 	default:
 		panic(fmt.Sprintf("cache shim: INFORMERLAB_CLIENTGO_QUEUE=%q: want deltafifo, realfifo or atomic", q))
 	}
@@ -88,6 +96,16 @@ type sharedIndexInformer struct {
 
 func (s *sharedIndexInformer) Run(stopCh <-chan struct{}) {
 	s.SharedIndexInformer.Run(wait.ContextForChannel(stopCh))
+}
+
+// HandlerOptions is client-go's: a klog logger.
+type HandlerOptions struct {
+	Logger       *klog.Logger
+	ResyncPeriod *time.Duration
+}
+
+func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error) {
+	return s.SharedIndexInformer.AddEventHandlerWithOptions(handler, informer.HandlerOptions{Logger: shimSlog(options.Logger), ResyncPeriod: options.ResyncPeriod})
 }
 
 func (s *sharedIndexInformer) RunWithContext(ctx context.Context) { s.SharedIndexInformer.Run(ctx) }
@@ -110,6 +128,37 @@ func WaitForCacheSync(stopCh <-chan struct{}, cacheSyncs ...InformerSynced) bool
 		checkers[i] = c
 	}
 	return informer.WaitForCacheSync(wait.ContextForChannel(stopCh), checkers...)
+}
+
+// DoneChecker is client-go's: a name and a channel. informerlab's checkers
+// have both (and HasSynced), so they are client-go's too; a checker of
+// client-go's own kind gets its HasSynced from its channel.
+type DoneChecker interface {
+	Name() string
+	Done() <-chan struct{}
+}
+
+type shimChecker struct{ DoneChecker }
+
+func (c shimChecker) HasSynced() bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+func WaitFor(ctx context.Context, what string, checkers ...DoneChecker) bool {
+	lab := make([]informer.DoneChecker, len(checkers))
+	for i, c := range checkers {
+		if l, ok := c.(informer.DoneChecker); ok {
+			lab[i] = l
+		} else if c != nil {
+			lab[i] = shimChecker{c}
+		}
+	}
+	return informer.WaitFor(ctx, what, lab...)
 }
 
 func WaitForNamedCacheSync(controllerName string, stopCh <-chan struct{}, cacheSyncs ...InformerSynced) bool {

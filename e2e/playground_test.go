@@ -39,7 +39,7 @@ func TestPlaygroundRequestsNothingOutsideItsFolder(t *testing.T) {
 	p.waitFor(t, "the page to connect", `document.getElementById('conn').textContent.startsWith('connected')`, 60*time.Second)
 	p.click(t, "btn-create")
 	p.waitFor(t, "steps 1 to 9 for Foo default/web", `document.querySelectorAll('#steps-strip li.done').length === 9`, 10*time.Second)
-	p.do(t, 10*time.Second, chromedp.Click(chromedp.CSS(`#cache button.obj`)))
+	p.clickFirst(t, `#cache button.obj`)
 	p.waitFor(t, "the object's YAML", `document.getElementById('object-yaml').textContent.includes('resourceVersion')`, 10*time.Second)
 
 	mu.Lock()

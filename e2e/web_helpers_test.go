@@ -206,6 +206,16 @@ func (p *browserPage) click(t *testing.T, id string) {
 	p.do(t, 10*time.Second, chromedp.Click(chromedp.ID(id)))
 }
 
+// clickFirst clicks the first element matching a CSS selector, found and
+// clicked in one step inside the page: a list the page re-renders on every
+// event (the cache's objects, the replica lanes) may replace the element
+// between a query and a click made from outside.
+func (p *browserPage) clickFirst(t *testing.T, selector string) {
+	t.Helper()
+	clicked := eval[bool](t, p, `(() => { const el = document.querySelector(`+jsString(selector)+`); if (!el) return false; el.click(); return true; })()`)
+	require.True(t, clicked, "no element matches %s", selector)
+}
+
 // key presses a key (see package kb) on the focused element.
 func (p *browserPage) key(t *testing.T, key string) {
 	t.Helper()

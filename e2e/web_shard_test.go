@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -47,7 +46,7 @@ func TestWebReplicasViewShowsThreeHoldersThenTwoAfterAKill(t *testing.T) {
 	}
 	before := eval[float64](t, p, relists("replica-1")+" + "+relists("replica-2"))
 
-	p.do(t, 5*time.Second, chromedp.Click(chromedp.CSS(`#replica-lanes li[data-name="replica-0"] button.kill`)))
+	p.clickFirst(t, `#replica-lanes li[data-name="replica-0"] button.kill`)
 	p.waitFor(t, "replica-0 dead", `document.querySelector('#replica-lanes li[data-name="replica-0"]').classList.contains('dead')`, 10*time.Second)
 	p.waitFor(t, "the countdown to the Leases' expiry", `document.querySelector('#replica-lanes li[data-name="replica-0"]').textContent.includes('its Leases expire in')`, 10*time.Second)
 	p.waitFor(t, "sixteen tiles held by the two survivors", distinctHolders+` === 2 && ![...document.querySelectorAll('#bucket-tiles li')].some((t) => t.dataset.holder === 'replica-0')`, 30*time.Second)

@@ -18,5 +18,5 @@ func Example() {
 	// AddThenGetByKey
 	// AddAndUpdateAreUpserts
 	// DeleteRemovesByKey
-	// ... 17 in all
+	// ... 18 in all
 }

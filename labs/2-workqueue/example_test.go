@@ -18,5 +18,5 @@ func Example() {
 	// GetHandsOutItemsInOrder
 	// AddCollapsesWhileWaiting
 	// ItemInProcessIsNotHandedOutAgain
-	// ... 17 in all
+	// ... 20 in all
 }

@@ -18,5 +18,5 @@ func Example() {
 	// ExponentialDoublesPerFailure
 	// ExponentialIsPerItem
 	// ExponentialCapsWithoutOverflow
-	// ... 13 in all
+	// ... 17 in all
 }

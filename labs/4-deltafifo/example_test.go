@@ -18,5 +18,5 @@ func Example() {
 	// PopHandsOutKeysInArrivalOrder
 	// DeltasAccumulateWithoutMovingInLine
 	// ConsecutiveDeletesCollapse
-	// ... 21 in all
+	// ... 23 in all
 }

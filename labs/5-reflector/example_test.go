@@ -18,5 +18,5 @@ func Example() {
 	// ListReplacesTheStore
 	// WatchStartsAtTheListResourceVersion
 	// WatchEventsReachTheStore
-	// ... 17 in all
+	// ... 19 in all
 }

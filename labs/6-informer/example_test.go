@@ -17,6 +17,6 @@ func Example() {
 	// Output:
 	// CacheHoldsTheListAfterSync
 	// HasSyncedWaitsForTheInitialList
-	// InitialListArrivesAsInitialAdds
-	// ... 12 in all
+	// HasSyncedOnlyOnceTheCacheHoldsTheList
+	// ... 14 in all
 }

@@ -18,5 +18,5 @@ func Example() {
 	// CreatesTheDeploymentItNames
 	// TheFooControlsItsDeployment
 	// ReplicasDefaultToOne
-	// ... 11 in all
+	// ... 18 in all
 }

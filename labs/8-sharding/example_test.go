@@ -18,5 +18,5 @@ func Example() {
 	// UnheldBucketIsRefused
 	// GainedBucketWaitsForSync
 	// StaleRenewalIsRefused
-	// ... 14 in all
+	// ... 18 in all
 }

@@ -15,6 +15,17 @@
 // else owns is left alone; and a deleted Foo takes its Deployment with it,
 // through a finalizer.
 //
+// The practices lab 7 teaches are graded too, from what the controller
+// sends (its handles to the API record every write, its Observer every
+// Reconcile's outcome; log.go): the status comes from the Deployment as
+// its replicas become available, later and partly (no simulator runs in
+// that behaviour); a Reconcile with nothing to change writes nothing; a
+// scale is a patch or an update carrying the resourceVersion read, and
+// keeps what others set; a missing spec.replicas is defaulted by the
+// controller; a gone Foo is no error and is not retried; a Foo's cleanup
+// takes a Deployment already gone as done and never deletes one it does
+// not control (practice.go).
+//
 // informerlab's FooReconciler runs this suite in
 // samplecontroller/suite_test.go; labs/7-controller grades a learner's
 // Reconciler with it. The suite's own tests also run a short Reconciler

@@ -28,26 +28,37 @@ const ns = "demo"
 type env struct {
 	srv        *fakeapi.Server
 	foos, deps *fakeapi.ResourceClient
+	// log is what the controller wrote and how its Reconciles ended.
+	log *controllerLog
 }
 
 // start makes the server, lets before fill it, and runs the controller
 // until the behaviour ends.
 func start(t *testing.T, impl Impl, before func(e *env)) *env {
 	t.Helper()
+	return startWith(t, impl, true, before)
+}
+
+// startWith is start, with or without the DeploymentSimulator: without
+// it, no Deployment has an available replica until the behaviour says so.
+func startWith(t *testing.T, impl Impl, simulator bool, before func(e *env)) *env {
+	t.Helper()
 	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
 	t.Cleanup(srv.Close)
 	require.NoError(t, sc.Register(srv))
-	e := &env{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
+	e := &env{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns),
+		log: &controllerLog{}}
 	if before != nil {
 		before(e)
 	}
 	ctrl, err := sc.New(func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
-		return srv.Resource(gvr).Namespace(namespace)
+		return recordingResource{Resource: srv.Resource(gvr).Namespace(namespace), resource: gvr.Resource, log: e.log}
 	}, sc.Options{
 		Namespace:           ns,
-		DeploymentSimulator: true,
+		DeploymentSimulator: simulator,
 		Logger:              slog.New(slog.DiscardHandler),
 		Reconciler:          impl.NewReconciler,
+		Observer:            e.log.observe,
 	})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -23,4 +23,11 @@ func ExampleBehaviours() {
 	// DeletingTheFooRemovesItsDeployment
 	// RetriesAfterAFailedWrite
 	// EachFooGetsItsOwnDeployment
+	// StatusComesFromTheDeployment
+	// WritesNothingWhenNothingChanged
+	// ScalesWithoutOverwritingOthers
+	// DefaultsMissingReplicasItself
+	// AGoneFooIsNotAnError
+	// DeletingAFooWhoseDeploymentIsGone
+	// DeletingAFooLeavesAForeignDeployment
 }

@@ -30,6 +30,14 @@ type simple struct {
 	statusViaUpdate bool // write the status with Update, which the status subresource ignores
 	nameFromFoo     bool // name the Deployment after the Foo, not spec.deploymentName
 	noScale         bool // set replicas when creating the Deployment, never afterwards
+
+	statusFromSpec       bool // the status reports spec.replicas, not the Deployment's available replicas
+	statusEveryTime      bool // the status is written on every Reconcile, changed or not
+	blindScale           bool // scale by updating a freshly built Deployment, with no resourceVersion
+	replicasLeftToServer bool // a nil spec.replicas goes to the Deployment as nil, and is never scaled back
+	goneIsError          bool // a Foo that is not found is an error
+	cleanupNotFoundFails bool // cleanup returns the Delete's NotFound
+	cleanupByName        bool // cleanup deletes the Deployment of that name, whoever controls it
 }
 
 func (r *simple) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
@@ -43,6 +51,9 @@ func (r *simple) Reconcile(ctx context.Context, req controller.Request) (control
 func (r *simple) reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	foo := &sc.Foo{}
 	if err := r.c.Get(ctx, req.NamespacedName, foo); err != nil {
+		if r.goneIsError {
+			return controller.Result{}, err
+		}
 		return controller.Result{}, manager.IgnoreNotFound(err)
 	}
 	if !r.noFinalizer {
@@ -57,6 +68,7 @@ func (r *simple) reconcile(ctx context.Context, req controller.Request) (control
 	} else if r.noDefault {
 		want = 0
 	}
+	leftToServer := r.replicasLeftToServer && foo.Spec.Replicas == nil
 	if r.createEveryTime {
 		err := r.c.Create(ctx, r.deploymentFor(foo, want))
 		if !apierrors.IsAlreadyExists(err) {
@@ -67,7 +79,11 @@ func (r *simple) reconcile(ctx context.Context, req controller.Request) (control
 	dep := &sc.Deployment{}
 	err := r.c.Get(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: r.deploymentName(foo)}, dep)
 	if apierrors.IsNotFound(err) {
-		return controller.Result{}, r.c.Create(ctx, r.deploymentFor(foo, want))
+		dep := r.deploymentFor(foo, want)
+		if leftToServer {
+			dep.Spec.Replicas = nil
+		}
+		return controller.Result{}, r.c.Create(ctx, dep)
 	}
 	if err != nil {
 		return controller.Result{}, err
@@ -75,15 +91,25 @@ func (r *simple) reconcile(ctx context.Context, req controller.Request) (control
 	if !r.anyOwner && !metav1.IsControlledBy(dep, foo) {
 		return controller.Result{}, fmt.Errorf("deployment %s is not controlled by foo %s", dep.Name, foo.Name)
 	}
-	if !r.noScale && (dep.Spec.Replicas == nil || *dep.Spec.Replicas != want) {
+	if leftToServer {
+		// Whatever the Deployment has, the server's default stands.
+	} else if !r.noScale && r.blindScale && (dep.Spec.Replicas == nil || *dep.Spec.Replicas != want) {
+		if err := r.c.Update(ctx, r.deploymentFor(foo, want)); err != nil {
+			return controller.Result{}, err
+		}
+	} else if !r.noScale && (dep.Spec.Replicas == nil || *dep.Spec.Replicas != want) {
 		base := dep.DeepCopy()
 		dep.Spec.Replicas = &want
 		if err := r.c.Patch(ctx, dep, manager.MergeFrom(base)); err != nil {
 			return controller.Result{}, err
 		}
 	}
-	if !r.noStatus && foo.Status.AvailableReplicas != dep.Status.AvailableReplicas {
-		foo.Status.AvailableReplicas = dep.Status.AvailableReplicas
+	available := dep.Status.AvailableReplicas
+	if r.statusFromSpec {
+		available = want
+	}
+	if !r.noStatus && (foo.Status.AvailableReplicas != available || r.statusEveryTime) {
+		foo.Status.AvailableReplicas = available
 		if r.statusViaUpdate {
 			return controller.Result{}, r.c.Update(ctx, foo)
 		}
@@ -92,11 +118,29 @@ func (r *simple) reconcile(ctx context.Context, req controller.Request) (control
 	return controller.Result{}, nil
 }
 
-// cleanup deletes the Foo's Deployment, if it is there.
+// cleanup deletes the Foo's Deployment, if it is there and the Foo's.
 func (r *simple) cleanup(ctx context.Context, obj controller.Object) error {
 	foo := obj.(*sc.Foo)
-	dep := &sc.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}}
-	return manager.IgnoreNotFound(r.c.Delete(ctx, dep))
+	dep := &sc.Deployment{}
+	if !r.cleanupByName {
+		err := r.c.Get(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}, dep)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !metav1.IsControlledBy(dep, foo) {
+			return nil
+		}
+	} else {
+		dep.Namespace, dep.Name = foo.Namespace, foo.Spec.DeploymentName
+	}
+	err := r.c.Delete(ctx, dep)
+	if r.cleanupNotFoundFails {
+		return err
+	}
+	return manager.IgnoreNotFound(err)
 }
 
 func (r *simple) deploymentFor(foo *sc.Foo, replicas int32) *sc.Deployment {

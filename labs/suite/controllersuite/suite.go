@@ -43,7 +43,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 		t.Helper()
 		grade.Bubble(t, func(t *testing.T) { fn(t, start(t, impl, before)) })
 	}
-	return []grade.Behaviour{
+	return append([]grade.Behaviour{
 		{
 			Name: "CreatesTheDeploymentItNames",
 			Want: "a new Foo gets a Deployment named spec.deploymentName in its namespace, running spec.replicas pods",
@@ -231,5 +231,5 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				})
 			},
 		},
-	}
+	}, practices(impl)...)
 }

@@ -14,6 +14,7 @@ func ExampleBehaviours() {
 	// Output:
 	// CacheHoldsTheListAfterSync
 	// HasSyncedWaitsForTheInitialList
+	// HasSyncedOnlyOnceTheCacheHoldsTheList
 	// InitialListArrivesAsInitialAdds
 	// LiveEventsReachHandlersInOrder
 	// CacheIsUpdatedBeforeHandlersAreCalled
@@ -21,6 +22,7 @@ func ExampleBehaviours() {
 	// RelistReportsWhatTheWatchMissed
 	// SlowHandlerDoesNotHoldUpOthers
 	// LateHandlerGetsTheCacheFirst
+	// LateHandlerMissesNoChangeInFlight
 	// OneObjectsChangesArriveInOrder
 	// SafeToUseWhileRunning
 	// RunStopsEverything

@@ -49,6 +49,8 @@ type mistakes struct {
 	syncedWhenRunning   bool // HasSynced is true as soon as Run has started
 	listenersIgnoreStop bool // the listeners' goroutines never end
 	unguardedSynced     bool // the loop copies the queue's HasSynced into a plain field after each Pop, which HasSynced reads without a lock
+	snapshotUnlocked    bool // a late handler's replay is listed from the cache before the lock the loop holds is taken
+	applyAfterPop       bool // the loop takes the deltas out of Pop and applies them after Pop returned, outside the queue's lock
 }
 
 func newInf(lw reflector.ListerWatcher, m mistakes) *inf {
@@ -72,6 +74,9 @@ func (i *inf) HasSynced() bool {
 }
 
 func (i *inf) AddEventHandler(h informer.ResourceEventHandler) error {
+	if i.m.snapshotUnlocked {
+		return i.addWithEarlySnapshot(h)
+	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	l := i.newListener(h)
@@ -89,6 +94,26 @@ func (i *inf) AddEventHandler(h informer.ResourceEventHandler) error {
 				l.send(i.ctx, n)
 			}
 		}
+	}
+	return nil
+}
+
+// addWithEarlySnapshot is AddEventHandler with the snapshotUnlocked
+// mistake: the cache is listed first, and the lock taken after, so a
+// change the loop writes in between reaches neither the replay nor the
+// new listener.
+func (i *inf) addWithEarlySnapshot(h informer.ResourceEventHandler) error {
+	snapshot := i.idx.List()
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	l := i.newListener(h)
+	i.listeners = append(i.listeners, l)
+	if i.ctx == nil {
+		return nil
+	}
+	i.startLocked(l)
+	for _, obj := range snapshot {
+		l.send(i.ctx, func(h informer.ResourceEventHandler) { h.OnAdd(obj, true) })
 	}
 	return nil
 }
@@ -113,7 +138,20 @@ func (i *inf) Run(ctx context.Context) {
 		}()
 	}
 	for {
-		_, err := i.fifo.Pop(i.process)
+		var err error
+		if i.m.applyAfterPop {
+			var deltas deltafifo.Deltas
+			var initial bool
+			_, err = i.fifo.Pop(func(d deltafifo.Deltas, isInInitialList bool) error {
+				deltas, initial = d, isInInitialList
+				return nil
+			})
+			if err == nil {
+				_ = i.process(deltas, initial)
+			}
+		} else {
+			_, err = i.fifo.Pop(i.process)
+		}
 		if i.m.unguardedSynced {
 			i.racySynced = i.fifo.HasSynced()
 		}

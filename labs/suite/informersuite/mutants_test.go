@@ -159,6 +159,18 @@ var catalogue = []mutant{
 		What:    "the loop copies the queue's HasSynced into a plain field, which HasSynced reads without a lock",
 		Catches: []string{"SafeToUseWhileRunning"}, NeedsRace: true},
 		impl: learner(mistakes{unguardedSynced: true})},
+	{Mistake: grade.Mistake{Name: "notify-before-cache",
+		What:    "the process loop tells the handlers first and writes the cache after, so a handler that reads the cache may not find the change",
+		Catches: []string{"CacheIsUpdatedBeforeHandlersAreCalled"}},
+		impl: learner(mistakes{notifyBeforeCache: true})},
+	{Mistake: grade.Mistake{Name: "late-snapshot-unlocked",
+		What:    "AddEventHandler lists the cache for the replay before it takes the lock the loop holds, so a change written in between reaches neither the replay nor the new handler",
+		Catches: []string{"LateHandlerMissesNoChangeInFlight"}},
+		impl: learner(mistakes{snapshotUnlocked: true})},
+	{Mistake: grade.Mistake{Name: "apply-after-pop",
+		What:    "the loop takes the deltas out of Pop and applies them after Pop returned, so HasSynced turns true before the cache holds the last listed object",
+		Catches: []string{"HasSyncedOnlyOnceTheCacheHoldsTheList"}},
+		impl: learner(mistakes{applyAfterPop: true})},
 }
 
 func TestHelperMutant(t *testing.T) {

@@ -39,7 +39,13 @@ type env struct {
 // bubble settle (the initial list and watch happen).
 func start(t *testing.T, impl Impl, prepare func(*env), objects ...string) *env {
 	t.Helper()
-	e := &env{World: world.New(t, objects...), store: &recordingStore{objects: map[string]string{}}}
+	return startOn(t, world.New(t, objects...), impl, prepare)
+}
+
+// startOn is start in the world w.
+func startOn(t *testing.T, w *world.World, impl Impl, prepare func(*env)) *env {
+	t.Helper()
+	e := &env{World: w, store: &recordingStore{objects: map[string]string{}}}
 	e.lw = &recordingLW{inner: e.CMs}
 	if prepare != nil {
 		prepare(e)
@@ -70,6 +76,7 @@ type recordingLW struct {
 
 	mu      sync.Mutex
 	calls   []string
+	at      []time.Time // when each call was made
 	watches []*stopRecorder
 	// unstopped lists, for each watch call made while an earlier watch
 	// was still open (not stopped), the call.
@@ -115,6 +122,7 @@ const hotLoop = 500
 func (l *recordingLW) record(ctx context.Context, verb string, opts metav1.ListOptions) error {
 	l.mu.Lock()
 	l.calls = append(l.calls, fmt.Sprintf("%s rv=%q", verb, opts.ResourceVersion))
+	l.at = append(l.at, time.Now())
 	n := len(l.calls)
 	l.mu.Unlock()
 	if n <= hotLoop {

@@ -21,6 +21,8 @@ func ExampleBehaviours() {
 	// RelistWaitsABackoffAfterExpiry
 	// RelistAsksForTheLastResourceVersion
 	// TooManyRequestsRewatchesWithoutRelist
+	// CleanWatchEndIsResumedAtOnce
+	// MatchesInformerlabOnRandomOutcomes
 	// WatchThatEndsAtOnceIsBackedOff
 	// EveryWatchIsStopped
 	// WatchErrorEventRelists

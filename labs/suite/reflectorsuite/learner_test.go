@@ -46,6 +46,7 @@ type mistakes struct {
 	uncancellableBackoff bool // the backoff is a time.Sleep, deaf to ctx
 	fixedBackoff         bool // every retry waits the same second
 	resetOnList          bool // the backoff starts again from its first delay after every successful list
+	backoffEveryClose    bool // every watch the server ends cleanly is followed by a backoff before the next
 }
 
 const initialDelay, maxDelay = 800 * time.Millisecond, 30 * time.Second
@@ -175,6 +176,12 @@ func (r *refl) watchLoop(ctx context.Context, delay *time.Duration) error {
 			if err == nil {
 				if r.m.relistOnClose {
 					return errRelist
+				}
+				if r.m.backoffEveryClose && (events > 0 || time.Since(began) >= time.Second) {
+					if !r.wait(ctx, delay) {
+						return ctx.Err()
+					}
+					continue
 				}
 				if events > 0 || time.Since(began) >= time.Second || r.m.noShortWatchBackoff {
 					continue // a clean end: watch again at once

@@ -131,6 +131,10 @@ var catalogue = []mutant{
 		What:    "the backoff is a time.Sleep, so Run waits it out after its context is cancelled",
 		Catches: []string{"RunReturnsWhenCancelled"}},
 		impl: learner(mistakes{uncancellableBackoff: true})},
+	{Mistake: grade.Mistake{Name: "backoff-after-every-close",
+		What:    "every watch the server ends cleanly is followed by a backoff, not only one that ended at once with no event",
+		Catches: []string{"CleanWatchEndIsResumedAtOnce", "MatchesInformerlabOnRandomOutcomes"}},
+		impl: learner(mistakes{backoffEveryClose: true})},
 }
 
 func TestHelperMutant(t *testing.T) {

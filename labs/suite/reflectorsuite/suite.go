@@ -2,6 +2,7 @@ package reflectorsuite
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -50,6 +51,31 @@ const (
 	docRVs    = "docs/reflector.md#2-resourceversion-rules"
 	docErrors = "docs/reflector.md#3-the-error-taxonomy-and-why-it-is-that-way"
 )
+
+// resumedAtOnce ends the watch three times: after it lived five seconds
+// and had an event, after five quiet seconds, and at the very instant it
+// opened but after an event. Each time the next watch opens at the same
+// instant, from the last resourceVersion.
+func resumedAtOnce(t *testing.T, e *env) {
+	for i, step := range []struct {
+		wait  time.Duration
+		event bool
+	}{{5 * time.Second, true}, {5 * time.Second, false}, {0, true}} {
+		world.Advance(step.wait)
+		if step.event {
+			e.Create(t, fmt.Sprintf("n%d", i))
+			world.Advance(0)
+		}
+		watches, lastRV := e.lw.count("watch"), e.RV()
+		e.Srv.CloseWatches()
+		world.Advance(0)
+		calls := e.lw.all()
+		if assert.Equal(t, watches+1, e.lw.count("watch"), "end %d (lived %v, event %v): watches opened at that instant: %v", i+1, step.wait, step.event, calls) {
+			assert.Equal(t, `watch rv="`+lastRV+`"`, calls[len(calls)-1], "end %d: the new watch", i+1)
+		}
+	}
+	assert.Equal(t, 1, e.lw.count("list"), "calls: %v", e.lw.all())
+}
 
 // Behaviours returns the graded behaviours of a Reflector. Each runs in a
 // testing/synctest bubble against an in-memory fakeapi server: backoff
@@ -225,6 +251,24 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				})
 			},
 		},
+		{
+			Name: "CleanWatchEndIsResumedAtOnce",
+			Want: "a watch the server ends cleanly after it lived (a second or more, or with events) is opened again at the same instant, every time; only one that ended at once with no event waits a backoff",
+			Doc:  docErrors,
+			Test: func(t *testing.T) {
+				inBubble(t, nil, ab, func(t *testing.T, e *env) { resumedAtOnce(t, e) })
+				prepare := func(e *env) { e.lw.endAtOnce = true }
+				inBubble(t, prepare, ab, func(t *testing.T, e *env) {
+					world.Advance(5 * time.Second)
+					watches := e.lw.count("watch")
+					e.Srv.CloseWatches()
+					world.Advance(0)
+					assert.Equal(t, watches+1, e.lw.count("watch"),
+						"one re-watch at once after a watch that lived, then none at that instant after the new one ended at once with no event: %v", e.lw.all())
+				})
+			},
+		},
+		modelBehaviour(impl),
 		{
 			Name: "WatchThatEndsAtOnceIsBackedOff",
 			Want: "a watch that ends as soon as it opens, every time, is retried after growing delays: a handful of calls in two minutes, not a hot loop",

@@ -10,7 +10,18 @@
 // has ended. Each behaviour drives a guard through one step of the protocol
 // (docs/sharding.md, "The bucket protocol, step by step") and checks what
 // Admit, Release and the wrapped Reconciler do. Time-dependent behaviours
-// run in testing/synctest bubbles, so RenewDeadline is checked exactly.
+// run in testing/synctest bubbles, so RenewDeadline is checked exactly;
+// the one that checks the monotonic clock runs on the real clock, with
+// attempt times whose wall reading was stepped an hour (clock.go).
+//
+// A guard that checks "held" and counts the reconcile in two lock sections
+// is no data race, and its window is nanoseconds wide, so
+// ReleaseNeverOverlapsARunningKey runs real goroutines for two seconds:
+// two workers reconcile one bucket's keys while the protocol side asks
+// Release again and again, and a monitor (monitor.go) records every
+// reconcile's start and end and every release under one lock, failing at
+// the first moment a release reports true with a reconcile running or a
+// key starts on a bucket given away.
 //
 // informerlab's controller runs this suite in controller/sharding/suite_test.go;
 // labs/8-sharding grades a learner's guard with it.

@@ -14,5 +14,5 @@ func ExampleBehaviours() {
 	fmt.Println(len(bs), "behaviours")
 	// Output:
 	// UnheldBucketIsRefused: a key of a bucket held by no one here (or out of range) is not ours: Admit says BucketNotOurs and counts nothing
-	// 14 behaviours
+	// 18 behaviours
 }

@@ -46,6 +46,14 @@ var catalogue = []grade.Mistake{
 		Catches: []string{"WrapEndsInFlightOnErrorAndPanic"}},
 	{Name: "no-lock", What: "the guard's table has no lock", NeedsRace: true,
 		Catches: []string{"GuardIsSafeForConcurrentUse"}},
+	{Name: "admit-two-sections", What: "Admit checks the bucket under the lock, lets go of it, and takes it again to count the key in flight",
+		Catches: []string{"ReleaseNeverOverlapsARunningKey"}},
+	{Name: "one-inflight-counter", What: "one in-flight counter serves every bucket",
+		Catches: []string{"InFlightIsCountedPerBucket"}},
+	{Name: "cancel-restores-bucket", What: "CancelRelease makes the bucket held, synced and freshly renewed again, whatever happened to it",
+		Catches: []string{"CancelReleaseOnlyEndsTheRelease"}},
+	{Name: "renew-wall-clock", What: "Gained and Renewed keep the attempt in UTC, which drops its monotonic reading, so the deadline is measured on the wall clock",
+		Catches: []string{"RenewDeadlineRunsOnTheMonotonicClock"}},
 }
 
 // learnerBucket is one bucket's row of Hint 1.
@@ -62,6 +70,7 @@ type learnerGuard struct {
 	retryPeriod   time.Duration
 	mu            sync.Mutex // guards buckets
 	buckets       []learnerBucket
+	shared        int // the one counter of the one-inflight-counter mistake
 }
 
 func (g *learnerGuard) lock() func() {
@@ -90,8 +99,11 @@ func (g *learnerGuard) reset(row *learnerBucket) {
 }
 
 func (g *learnerGuard) stamp(attempt time.Time) time.Time {
-	if g.mistake == "renew-at-report" {
+	switch g.mistake {
+	case "renew-at-report":
 		return time.Now()
+	case "renew-wall-clock":
+		return attempt.UTC()
 	}
 	return attempt
 }
@@ -143,7 +155,7 @@ func (g *learnerGuard) Release(b int) bool {
 	if g.mistake != "release-keeps-admitting" {
 		row.releasing = true
 	}
-	if row.inflight > 0 && g.mistake != "release-ignores-inflight" {
+	if g.inflight(b) > 0 && g.mistake != "release-ignores-inflight" {
 		return false
 	}
 	g.reset(row)
@@ -152,13 +164,58 @@ func (g *learnerGuard) Release(b int) bool {
 
 func (g *learnerGuard) CancelRelease(b int) {
 	defer g.lock()()
-	if row := g.at(b); row != nil && g.mistake != "cancel-keeps-releasing" {
-		row.releasing = false
+	row := g.at(b)
+	if row == nil || g.mistake == "cancel-keeps-releasing" {
+		return
+	}
+	row.releasing = false
+	if g.mistake == "cancel-restores-bucket" {
+		row.held, row.synced, row.lastRenew = true, true, time.Now()
 	}
 }
 
 func (g *learnerGuard) Admit(b int) sharding.BucketVerdict {
+	if g.mistake == "admit-two-sections" {
+		v := g.verdict(b)
+		if v == sharding.BucketRun {
+			defer g.lock()()
+			g.at(b).inflight++
+		}
+		return v
+	}
 	defer g.lock()()
+	v := g.verdictLocked(b)
+	if v == sharding.BucketRun {
+		g.count(b, 1)
+	}
+	return v
+}
+
+// verdict is verdictLocked under a lock section of its own.
+func (g *learnerGuard) verdict(b int) sharding.BucketVerdict {
+	defer g.lock()()
+	return g.verdictLocked(b)
+}
+
+// count adds delta to b's in-flight count (to the one counter of every
+// bucket, with the one-inflight-counter mistake). Call with g.mu held.
+func (g *learnerGuard) count(b, delta int) {
+	if g.mistake == "one-inflight-counter" {
+		g.shared += delta
+		return
+	}
+	g.at(b).inflight += delta
+}
+
+// inflight is b's in-flight count. Call with g.mu held.
+func (g *learnerGuard) inflight(b int) int {
+	if g.mistake == "one-inflight-counter" {
+		return g.shared
+	}
+	return g.at(b).inflight
+}
+
+func (g *learnerGuard) verdictLocked(b int) sharding.BucketVerdict {
 	row := g.at(b)
 	switch {
 	case row == nil:
@@ -172,14 +229,13 @@ func (g *learnerGuard) Admit(b int) sharding.BucketVerdict {
 	case time.Since(row.lastRenew) >= g.renewDeadline && g.mistake != "no-renew-check" && g.mistake != "admit-unheld":
 		return sharding.BucketStale
 	}
-	row.inflight++
 	return sharding.BucketRun
 }
 
 func (g *learnerGuard) Done(b int) {
 	defer g.lock()()
-	if row := g.at(b); row != nil && row.inflight > 0 {
-		row.inflight--
+	if row := g.at(b); row != nil && g.inflight(b) > 0 {
+		g.count(b, -1)
 	}
 }
 
@@ -197,7 +253,7 @@ func (g *learnerGuard) Held() []int {
 func (g *learnerGuard) InFlight(b int) int {
 	defer g.lock()()
 	if row := g.at(b); row != nil {
-		return row.inflight
+		return g.inflight(b)
 	}
 	return 0
 }

@@ -205,6 +205,12 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			},
 		},
 		{
+			Name: "RenewDeadlineRunsOnTheMonotonicClock",
+			Want: "the time since a renewal is measured on the monotonic clock (time.Since of the attempt as given, never its Unix(), Round(0) or UTC()): a wall clock stepped an hour either way changes nothing",
+			Doc:  docLeases,
+			Test: func(t *testing.T) { monotonicDeadline(t, impl) },
+		},
+		{
 			Name: "ReleaseWaitsForInFlight",
 			Want: "Release reports true only once every admitted reconcile of the bucket called Done; then the bucket is no longer held",
 			Doc:  docRelease,
@@ -254,6 +260,12 @@ func Behaviours(impl Impl) []grade.Behaviour {
 			},
 		},
 		{
+			Name: "CancelReleaseOnlyEndsTheRelease",
+			Want: "CancelRelease only stops a release that has begun: it cannot bring back a bucket whose release finished or that was lost, sync a bucket not synced, renew a stale Lease or touch the in-flight count; with no release begun it changes nothing",
+			Doc:  docRelease,
+			Test: func(t *testing.T) { grade.Bubble(t, func(t *testing.T) { cancelReleaseLimits(t, impl) }) },
+		},
+		{
 			Name: "LostBucketIsRefusedAndRegainedStartsFresh",
 			Want: "Lost refuses the bucket at once; gained again, it waits for a new sync and is not releasing, whatever it was before",
 			Doc:  docCrash,
@@ -287,6 +299,33 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				assert.False(t, g.Release(0), "the reconcile from before the loss is still in flight")
 				g.Done(0)
 				assert.Equal(t, 0, g.InFlight(0))
+				assert.True(t, g.Release(0))
+			},
+		},
+		{
+			Name: "InFlightIsCountedPerBucket",
+			Want: "each bucket counts its own reconciles: a Done of one bucket never ends another's, and a release waits only for its own bucket's",
+			Doc:  docRelease,
+			Test: func(t *testing.T) {
+				g := running(impl, 0)
+				g.Gained(1, time.Now())
+				g.Synced(1)
+				requireAdmit(t, g, 0)
+				requireAdmit(t, g, 0)
+				requireAdmit(t, g, 1)
+				assert.Equal(t, 2, g.InFlight(0), "bucket 0")
+				assert.Equal(t, 1, g.InFlight(1), "bucket 1")
+				assert.Equal(t, 0, g.InFlight(2), "bucket 2, never gained")
+
+				assert.False(t, g.Release(1), "bucket 1's reconcile runs")
+				g.Done(0)
+				assert.Equal(t, 1, g.InFlight(1), "a Done of bucket 0 is not bucket 1's")
+				assert.False(t, g.Release(1), "bucket 1's own reconcile still runs")
+				g.Done(1)
+				assert.True(t, g.Release(1), "bucket 1 has nothing in flight, whatever bucket 0 has")
+				assert.Equal(t, 1, g.InFlight(0), "bucket 0 still runs one")
+				assert.False(t, g.Release(0), "bucket 0's last reconcile runs")
+				g.Done(0)
 				assert.True(t, g.Release(0))
 			},
 		},
@@ -399,6 +438,12 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				assert.Equal(t, 0, g.InFlight(1))
 				assert.True(t, g.Release(0))
 			},
+		},
+		{
+			Name: "ReleaseNeverOverlapsARunningKey",
+			Want: "a release never reports true while an admitted reconcile of the bucket runs, and no key runs after it until the bucket is gained again: Admit checks and counts under one lock (the grader gains and releases a bucket thousands of times under two workers, for 2 s, and watches)",
+			Doc:  docGuard,
+			Test: func(t *testing.T) { releaseNeverOverlaps(t, impl) },
 		},
 		{
 			Name: "AdmittedReconcileRunsToItsEnd",

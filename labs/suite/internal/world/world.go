@@ -30,7 +30,13 @@ type World struct {
 // behaviour's synctest bubble; the server is closed when t ends.
 func New(t *testing.T, names ...string) *World {
 	t.Helper()
-	srv := fakeapi.New(fakeapi.Options{})
+	return NewWith(t, fakeapi.Options{}, names...)
+}
+
+// NewWith is New with a server of opts.
+func NewWith(t *testing.T, opts fakeapi.Options, names ...string) *World {
+	t.Helper()
+	srv := fakeapi.New(opts)
 	t.Cleanup(srv.Close)
 	w := &World{
 		Srv:    srv,

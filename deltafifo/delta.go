@@ -130,13 +130,17 @@ var ErrFIFOClosed = errors.New("deltafifo: queue is closed")
 var ErrZeroLengthDeltasObject = errors.New("deltafifo: zero-length Deltas has no key")
 
 // keyOf is the key function both queues share: it unwraps Deltas (newest
-// object) and tombstones (their Key) before calling keyFunc.
+// object), a Delta (its object) and tombstones (their Key) before calling
+// keyFunc.
 func keyOf(keyFunc indexer.KeyFunc, obj any) (string, error) {
 	if d, ok := obj.(Deltas); ok {
 		if len(d) == 0 {
 			return "", indexer.KeyError{Obj: obj, Err: ErrZeroLengthDeltasObject}
 		}
 		obj = d.Newest().Object
+	}
+	if d, ok := obj.(Delta); ok {
+		obj = d.Object
 	}
 	if d, ok := obj.(DeletedFinalStateUnknown); ok {
 		return d.Key, nil

@@ -187,7 +187,8 @@ func (f *DeltaFIFO) IsClosed() bool {
 }
 
 // KeyOf returns the key obj is queued under. It accepts a Deltas (its newest
-// object's key) and a [DeletedFinalStateUnknown] (its Key) as well as plain
+// object's key), a [Delta] (its object's key, so each entry of a Queued can
+// be keyed) and a [DeletedFinalStateUnknown] (its Key) as well as plain
 // objects. Failures are [indexer.KeyError]s.
 func (f *DeltaFIFO) KeyOf(obj any) (string, error) {
 	return keyOf(f.keyFunc, obj)

@@ -85,6 +85,10 @@
 //   - Replace, Resync, ListKeys and tombstones for known objects visit keys in
 //     a fixed order (list order, line order, then sorted keys), so runs are
 //     reproducible.
+//   - Queued shows, as a copy, what Pop will hand out and in which order:
+//     one Deltas per key for a DeltaFIFO, one Delta at a time for a RealFIFO
+//     (queued.go). It is for tests and learning; client-go's tests read the
+//     private fields for the same view.
 //
 // # Differences from client-go
 //

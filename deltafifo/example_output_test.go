@@ -26,3 +26,10 @@ func TestOutputOfExampleDeltaFIFO_Replace(t *testing.T) {
 func TestOutputOfExampleRealFIFO(t *testing.T) {
 	exampleoutput.Show(t, "ExampleRealFIFO", ExampleRealFIFO)
 }
+
+// TestOutputOfExampleDeltaFIFO_Queued shows what ExampleDeltaFIFO_Queued prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleDeltaFIFO_Queued(t *testing.T) {
+	exampleoutput.Show(t, "ExampleDeltaFIFO_Queued", ExampleDeltaFIFO_Queued)
+}

@@ -192,3 +192,40 @@ func ExampleRealFIFO_PopBatch() {
 	// batch of 2: Added web@1; Added db@2;
 	// single: Updated web@3
 }
+
+// Queued shows what a queue holds, in the order Pop will take it. The same
+// four changes make two keys in a DeltaFIFO, each with its deltas, and a line
+// of four deltas in a RealFIFO.
+func ExampleDeltaFIFO_Queued() {
+	classic := deltafifo.New(deltafifo.Options{})
+	inOrder := deltafifo.NewRealFIFO(deltafifo.Options{})
+	for _, q := range []deltafifo.Queue{classic, inOrder} {
+		_ = q.Add(pod("web", "1"))
+		_ = q.Add(pod("db", "2"))
+		_ = q.Update(pod("web", "3"))
+		_ = q.Delete(pod("db", "4"))
+	}
+
+	fmt.Println("DeltaFIFO:")
+	for _, deltas := range classic.Queued() {
+		key, _ := classic.KeyOf(deltas)
+		fmt.Printf("  %s:", key)
+		for _, d := range deltas {
+			fmt.Printf(" [%s]", describe(d))
+		}
+		fmt.Println()
+	}
+	fmt.Println("RealFIFO:")
+	for _, d := range inOrder.Queued() {
+		fmt.Printf("  %s\n", describe(d))
+	}
+	// Output:
+	// DeltaFIFO:
+	//   default/web: [Added web@1] [Updated web@3]
+	//   default/db: [Added db@2] [Deleted db@4]
+	// RealFIFO:
+	//   Added web@1
+	//   Added db@2
+	//   Updated web@3
+	//   Deleted db@4
+}

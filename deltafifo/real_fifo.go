@@ -319,8 +319,9 @@ func (f *RealFIFO) IsClosed() bool {
 	return f.closed
 }
 
-// KeyOf returns the key of obj, unwrapping Deltas and tombstones like
-// [DeltaFIFO.KeyOf].
+// KeyOf returns the key of obj, unwrapping Deltas, a Delta (an entry of
+// [RealFIFO.Queued]) and tombstones like [DeltaFIFO.KeyOf]. A [ReplacedAll]
+// or [SyncAll] delta has no key: its KeyOf is an error.
 func (f *RealFIFO) KeyOf(obj any) (string, error) { return keyOf(f.keyFunc, obj) }
 
 // ListKeys returns each queued key once, in the order of its oldest delta.

@@ -40,6 +40,10 @@
 // popped from an in-order queue at once, so a cache with busy readers is
 // locked once per batch, not once per object.
 //
+// [NewUndeltaStore] (undelta_store.go) is a Store that pushes its whole
+// contents to a function after every write, for a consumer that wants the
+// complete set each time rather than the changes. No informer uses it.
+//
 // # Guarantees
 //
 //   - Every method of ThreadSafeStore, Store, Indexer and Lister is safe for
@@ -82,6 +86,11 @@
 //   - Not implemented: transformers (the informer applies them), typed
 //     generic variants, Replace's resourceVersion tracking.
 //     [LabelIndexFunc] has no client-go counterpart.
+//   - NewUndeltaStore returns a Store, not a struct with a PushFunc field,
+//     and serializes each write with its push, so pushes arrive in write
+//     order and the last one is the current contents; client-go may push
+//     the same contents twice, or an older state last. It also pushes once
+//     after a Transaction.
 //
 // # Read next
 //

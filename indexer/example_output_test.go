@@ -40,3 +40,10 @@ func TestOutputOfExampleLister(t *testing.T) {
 func TestOutputOfExampleMetaNamespaceKeyFunc(t *testing.T) {
 	exampleoutput.Show(t, "ExampleMetaNamespaceKeyFunc", ExampleMetaNamespaceKeyFunc)
 }
+
+// TestOutputOfExampleNewUndeltaStore shows what ExampleNewUndeltaStore prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleNewUndeltaStore(t *testing.T) {
+	exampleoutput.Show(t, "ExampleNewUndeltaStore", ExampleNewUndeltaStore)
+}

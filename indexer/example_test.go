@@ -159,3 +159,23 @@ func ExampleMetaNamespaceKeyFunc() {
 	// shop/web-1 shop web-1
 	// node-1
 }
+
+// An UndeltaStore turns a stream of changes back into a stream of complete
+// states: after each write it pushes everything it holds, for a consumer
+// that wants the whole set each time (client-go's kubelet reads its static
+// pods from one).
+func ExampleNewUndeltaStore() {
+	store := indexer.NewUndeltaStore(func(objs []any) {
+		fmt.Println("now:", sortedNames(objs))
+	}, indexer.MetaNamespaceKeyFunc)
+
+	_ = store.Add(pod("shop", "web-1", "web"))
+	_ = store.Add(pod("shop", "db-1", "db"))
+	_ = store.Delete(pod("shop", "web-1", "web"))
+	_ = store.Replace([]any{pod("blog", "web-1", "web")}, "7")
+	// Output:
+	// now: [shop/web-1]
+	// now: [shop/db-1 shop/web-1]
+	// now: [shop/db-1]
+	// now: [blog/web-1]
+}

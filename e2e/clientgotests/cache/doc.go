@@ -24,6 +24,10 @@
 // unexported names all start with "shim" so that they never collide with
 // the helpers of client-go's test files, which share this package; the
 // exceptions are the informer's concrete type, sharedIndexInformer, named as
-// client-go's because its tests assert to it, and RealFIFO.keyOf, client-go's
-// unexported name for the public KeyOf, which client-go's Example calls.
+// client-go's because its tests assert to it, and the unexported names
+// client-go's tests call for something informerlab has in public:
+// RealFIFO.keyOf (KeyOf, which client-go's Example calls), and the test
+// helpers RealFIFO.getItems, DeltaFIFO.listKeys and DeltaFIFO.get (the
+// queue's contents in order: Queued and ListKeys), whose client-go versions
+// read the queues' private fields and are taken out by the list.
 package cache

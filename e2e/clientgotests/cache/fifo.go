@@ -93,6 +93,30 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 	return shimPop(f.DeltaFIFO.Pop, process)
 }
 
+// listKeys is the helper client-go's DeltaFIFO tests define over the private
+// queue: the keys in the order Pop takes them, informerlab's public ListKeys.
+//
+//lint:ignore U1000 called by client-go's tests, laid over this package at run time
+func (f *DeltaFIFO) listKeys() []string { return f.ListKeys() }
+
+// get is the helper client-go's DeltaFIFO tests define over the private
+// items: the deltas queued under obj's key, found in informerlab's public
+// Queued.
+//
+//lint:ignore U1000 called by client-go's tests, laid over this package at run time
+func (f *DeltaFIFO) get(obj interface{}) (item interface{}, exists bool, err error) {
+	key, err := f.KeyOf(obj)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, deltas := range f.Queued() {
+		if k, _ := f.KeyOf(deltas); k == key {
+			return deltas, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
 // RealFIFOOptions is client-go's, as far as informerlab's RealFIFO has it.
 type RealFIFOOptions struct {
 	Logger                *klog.Logger
@@ -129,10 +153,17 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (interface{}, error) {
 }
 
 // keyOf is client-go's unexported RealFIFO.keyOf, which its Example calls:
-// the RealFIFO's public KeyOf, tombstones unwrapped.
+// the RealFIFO's public KeyOf, which unwraps Deltas, a Delta and tombstones.
 //
 //lint:ignore U1000 called by client-go's Example, laid over this package at run time
 func (f *RealFIFO) keyOf(obj interface{}) (string, error) { return f.KeyOf(obj) }
+
+// getItems is the helper client-go's RealFIFO tests define over the private
+// items: every queued delta in the order Pop takes them, informerlab's public
+// Queued.
+//
+//lint:ignore U1000 called by client-go's tests, laid over this package at run time
+func (f *RealFIFO) getItems() []Delta { return f.Queued() }
 
 func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProcessFunc) error {
 	return f.RealFIFO.PopBatch(processBatch, func(d Deltas, isInInitialList bool) error {

@@ -42,6 +42,7 @@ var (
 	ListAllByNamespace     = indexer.ListAllByNamespace
 	NewStore               = indexer.NewStore
 	NewIndexer             = indexer.NewIndexer
+	NewUndeltaStore        = indexer.NewUndeltaStore
 	NewGenericLister       = indexer.NewLister
 )
 

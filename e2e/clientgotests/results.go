@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -125,17 +126,26 @@ func verdict(suite string, files []testFile, res runResult, exp expectations, qu
 }
 
 // packageTail is the package-level output that is not go test's own summary
-// (a goleak report after the tests, say).
+// (a goleak report after the tests, say). An informational log line (an
+// informer of the last test saying it stopped, after the test returned) is
+// not a problem either.
 func packageTail(lines []string) []string {
 	var out []string
 	for _, l := range lines {
 		if l == "FAIL" || l == "PASS" || strings.HasPrefix(l, "FAIL\t") || strings.HasPrefix(l, "ok  \t") || strings.HasPrefix(l, "coverage:") {
 			continue
 		}
+		if infoLog.MatchString(l) {
+			continue
+		}
 		out = append(out, l)
 	}
 	return out
 }
+
+// infoLog matches an INFO or DEBUG line of the standard logger, of slog's
+// text handler, or of klog.
+var infoLog = regexp.MustCompile(`^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d (INFO|DEBUG) |time=\S+ level=(INFO|DEBUG) |[ID]\d{4} \d\d:\d\d:\d\d)`)
 
 func indent(lines []string) string {
 	const max = 60

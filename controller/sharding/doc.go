@@ -59,7 +59,8 @@
 //     LeaseDuration, and take each of its buckets when that bucket's Lease
 //     has not changed for LeaseDuration, by their own clocks.
 //  4. The guard. A key runs only if its bucket (from the cached object's uid,
-//     [BucketFromCache]) is held, synced, not being released, and its Lease
+//     [BucketFromCache], or a deleted object's, [Tombstones]) is held,
+//     synced, not being released, and its Lease
 //     was renewed less than RenewDeadline ago on the local monotonic clock;
 //     it counts the bucket's in-flight reconciles. Since RenewDeadline <
 //     LeaseDuration, a member whose renewals stopped (crashed, partitioned,

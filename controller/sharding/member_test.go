@@ -1176,3 +1176,61 @@ func TestShardRingTenRoundsOfKillAndScaleNeverOverlap(t *testing.T) {
 		w.check()
 	})
 }
+
+// TestShardGuardKeyRefusedDuringACancelledReleaseRunsAfterIt: a member
+// starts releasing a bucket the ring gave to a newcomer, but a reconcile
+// in flight keeps the Lease; a key of the bucket that arrives meanwhile is
+// refused and requeued, not dropped. The newcomer leaves, the ring gives
+// the bucket back, the release is cancelled, and the requeued key runs at
+// its next try, with no new event to bring it back.
+// Diagram: step 9 (release cancelled). client-go: none; workqueue AddAfter.
+func TestShardGuardKeyRefusedDuringACancelledReleaseRunsAfterIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := ctrltest.NewServer(t)
+		end := make(chan struct{})
+		defer close(end)
+		a := newGuardWorld(t, srv, "replica-0", nil, end)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		aDone := a.run(t, ctx)
+		time.Sleep(2 * ringRetry)
+		require.Len(t, a.m.Held(), ringBuckets)
+		b := bucketsOf(sharding.BucketOwners([]string{"replica-0", "replica-1"}, ringBuckets), "replica-1")[0]
+		blocker := make(chan struct{})
+		a.block = blocker
+		inflight := make(chan struct{})
+		go func() {
+			defer close(inflight)
+			a.try(t, b)
+		}()
+		synctest.Wait()
+		require.Equal(t, 1, a.m.InFlight(b))
+		second := newGuardWorld(t, srv, "replica-1", nil, end)
+		secondCtx, stopSecond := context.WithCancel(ctx)
+		secondDone := second.run(t, secondCtx)
+		time.Sleep(2 * ringRetry)
+		require.False(t, a.m.Admits(b), "releasing")
+		a.block = nil
+
+		ran, res := a.try(t, b)
+		require.False(t, ran, "refused while releasing")
+		assert.Equal(t, controller.Result{RequeueAfter: ringRetry}, res, "requeued, in case the release is cancelled")
+		stopSecond()
+		<-secondDone
+		tries := 1
+		for !ran && res.RequeueAfter > 0 && tries < 20 { // the queue's AddAfter
+			time.Sleep(res.RequeueAfter)
+			ran, res = a.try(t, b)
+			tries++
+		}
+
+		t.Logf("replica-1 left; replica-0's release of bucket %d was cancelled; the key refused during it ran: %v", b, ran)
+		assert.True(t, ran, "the key refused during the cancelled release ran")
+		assert.True(t, a.m.Admits(b), "the bucket is admitted again")
+		assert.Contains(t, a.m.Held(), b)
+		close(blocker)
+		<-inflight
+		cancel()
+		<-aDone
+	})
+}

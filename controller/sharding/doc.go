@@ -27,9 +27,10 @@
 //   - A member Lease per replica, <ring>-member-<identity>. The live members
 //     are those whose Lease changed less than its duration ago.
 //   - The ring: from the live members every member computes the same bucket
-//     → member map by rendezvous hashing ([BucketOwners]), so a member joining
-//     or leaving moves only about B/N buckets. The ring says who should own
-//     a bucket.
+//     → member map by rendezvous hashing with bounded loads ([BucketOwners]):
+//     each member holds ⌊B/N⌋ or ⌈B/N⌉ buckets, and a member joining or
+//     leaving moves about B/N of them. The ring says who should own a
+//     bucket.
 //   - A Lease per bucket, <ring>-bucket-<i>, says who may. Members that
 //     briefly disagree about the ring cannot both hold it. Every Lease of a
 //     ring carries the label [RingLabel] (informerlab.dev/ring=<ring>), so

@@ -682,8 +682,9 @@ func TestShardRingIgnoresLeasesThatOnlyLookLikeBucketLeases(t *testing.T) {
 }
 
 // TestShardRingScaleOutAndInMovesOnlyBucketsWhoseOwnerChanged: 3 → 4 → 3.
-// A fourth member takes exactly the buckets the ring gives it, each handed
-// over gracefully by its old owner; no other bucket ever changes hands, not
+// The buckets whose owner the ring changes (most to the fourth member, a
+// few between the others to keep the split even) are each handed over
+// gracefully by their old owner; no other bucket ever changes hands, not
 // even for a sampled instant; when it leaves, exactly those go back.
 // Diagram: step 9. client-go: none; rendezvous hashing.
 func TestShardRingScaleOutAndInMovesOnlyBucketsWhoseOwnerChanged(t *testing.T) {
@@ -701,15 +702,18 @@ func TestShardRingScaleOutAndInMovesOnlyBucketsWhoseOwnerChanged(t *testing.T) {
 		w.settle()
 		fourOwners := w.holders()
 		assert.Equal(t, sharding.BucketOwners(append(slices.Clone(three), "replica-3"), ringBuckets), fourOwners)
-		var moved []int
+		var moved, toFourth []int
 		for b := range ringBuckets {
 			if fourOwners[b] != before[b] {
 				moved = append(moved, b)
-				assert.Equal(t, "replica-3", fourOwners[b])
+				if fourOwners[b] == "replica-3" {
+					toFourth = append(toFourth, b)
+				}
 			}
 		}
 		w.assertOnlyMovedChangedHands(before, moved)
-		t.Logf("3 → 4: buckets %v moved to replica-3", moved)
+		assert.Len(t, toFourth, ringBuckets/4, "the fourth member gets its fair share")
+		t.Logf("3 → 4: buckets %v moved, %v of them to replica-3", moved, toFourth)
 
 		w.resetAdmitters()
 		w.stop(fourth)

@@ -290,6 +290,9 @@ func checkShares(t *testing.T, live []*replica, all, deps map[string]int) map[in
 	for b, owner := range sharding.BucketOwners(names, sharding.DefaultBuckets) {
 		assert.Equal(t, owner, holder[b], "bucket %d is held by the member the ring gives it", b)
 	}
+	for _, r := range live {
+		t.Logf("%s holds buckets %v and caches %d Foos and %d Deployments", r.name, r.sc.ShardMember().Held(), len(cachedFoos(t, r)), len(cachedDeployments(t, r)))
+	}
 	return holder
 }
 
@@ -378,6 +381,7 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 		}
 		require.NotEmpty(t, lost)
 		rs[0].crash(t)
+		t.Logf("%s crashed, holding %d Foos", rs[0].name, len(lost))
 		j.reset()
 		bumpReplicas(t, w, 3)
 		time.Sleep(30 * time.Second)
@@ -389,6 +393,7 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 			require.Len(t, got[key], 1, "%s reconciled by one survivor", key)
 			assert.Equal(t, holder[all[key]], got[key][0], "%s reconciled by its bucket's new holder", key)
 		}
+		t.Logf("each of its %d Foos reconciled by one survivor, its bucket's new holder; overlapping reconciles: %d", len(lost), len(j.overlaps()))
 		assert.Empty(t, j.overlaps(), "no two replicas reconcile one Foo at once")
 	})
 }
@@ -495,5 +500,7 @@ func TestShardedFooControllerLabelsAnUnlabelledDeploymentItControls(t *testing.T
 		assert.NotContains(t, otherDep.Labels, sc.BucketLabel, "a Deployment the Foo does not control is not touched")
 		assert.Equal(t, sc.ReasonResourceExists, ready(w.getFoo(t, "other")).Reason)
 		assert.NotContains(t, cachedDeployments(t, rs[0]), ns+"/dep-other")
+		t.Logf("dep-mine labelled %s=%s and scaled to %d; dep-other left unlabelled, Foo other Ready=%s (%s)",
+			sc.BucketLabel, dep.Labels[sc.BucketLabel], *dep.Spec.Replicas, ready(w.getFoo(t, "other")).Status, ready(w.getFoo(t, "other")).Reason)
 	})
 }

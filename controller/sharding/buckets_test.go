@@ -36,6 +36,7 @@ func TestShardSelectorForWritesMergedRangesInTheServerFormat(t *testing.T) {
 	sel, err := shardselector.Parse(got)
 	require.NoError(t, err)
 	assert.Equal(t, want, sel.String(), "canonical: what the server echoes in shardInfo")
+	t.Logf("buckets {15, 1, 0, 1} of 16: %s", got)
 
 	all, err := sharding.ShardSelectorFor([]int{0, 1, 2}, 3)
 	require.NoError(t, err)
@@ -104,5 +105,15 @@ func TestBucketOfAgreesWithTheServersFilter(t *testing.T) {
 			require.Equal(t, []int{bucket}, in, "uid %s, %d buckets, hash %s", uid, buckets, apisharding.HashField(string(uid)))
 		}
 		assert.Len(t, seen, buckets, "every bucket is reached")
+		t.Logf("%d buckets: 3,000 uids, each matched by exactly the selector of BucketOf's bucket; per bucket %v", buckets, countsByBucket(seen, buckets))
 	}
+}
+
+// countsByBucket lists seen's counts in bucket order.
+func countsByBucket(seen map[int]int, buckets int) []int {
+	out := make([]int, buckets)
+	for b, n := range seen {
+		out[b] = n
+	}
+	return out
 }

@@ -324,12 +324,14 @@ func TestInformerShardCacheReturnsOnceTheCacheHoldsTheShare(t *testing.T) {
 				require.NoError(t, err)
 				require.NoError(t, cache.SetShardSelector(ctx, expr))
 				assert.Equal(t, share(wide...), cached(), "widened: the gained objects are cached on return")
+				t.Logf("widened to buckets %v: %d of 40 objects cached on return", wide, len(cached()))
 
 				expr, err = sharding.ShardSelectorFor([]int{one}, ringBuckets)
 				require.NoError(t, err)
 				require.NoError(t, cache.SetShardSelector(ctx, expr))
 				require.NotEmpty(t, share(one))
 				assert.Equal(t, share(one), cached(), "narrowed: the lost objects are gone on return")
+				t.Logf("narrowed to bucket %d: %d cached on return: %v", one, len(cached()), cached())
 
 				assert.Error(t, cache.SetShardSelector(ctx, "shardRange(object.metadata.name, '0x0', '0x1')"), "a bad selector is refused")
 				cancel()

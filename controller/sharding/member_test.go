@@ -832,6 +832,7 @@ func TestShardGuardAdmitsOnlyHeldSyncedFreshBuckets(t *testing.T) {
 		ran, res = g.try(t, 3)
 		assert.False(t, ran, "held but not synced: refused")
 		assert.Equal(t, controller.Result{RequeueAfter: ringRetry}, res, "requeued: it runs once the relist is done")
+		t.Logf("bucket 3 held, cache not synced: ran %v, requeued after %v", ran, res.RequeueAfter)
 		ran, res = g.try(t, 3+ringBuckets)
 		assert.False(t, ran)
 		assert.Zero(t, res, "a bucket that is not there is no one's: dropped")
@@ -840,6 +841,7 @@ func TestShardGuardAdmitsOnlyHeldSyncedFreshBuckets(t *testing.T) {
 		synctest.Wait()
 		ran, _ = g.try(t, 3)
 		assert.True(t, ran, "held, synced, fresh: runs")
+		t.Logf("bucket 3 held, synced, freshly renewed: ran %v", ran)
 		assert.Zero(t, g.m.InFlight(3), "the count is back to 0 after the reconcile")
 
 		// Pause: every call to the API server hangs, so no renewal succeeds
@@ -852,6 +854,7 @@ func TestShardGuardAdmitsOnlyHeldSyncedFreshBuckets(t *testing.T) {
 		ran, res = g.try(t, 3)
 		assert.False(t, ran, "RenewDeadline after the last renewal: refused")
 		assert.Equal(t, controller.Result{RequeueAfter: ringRetry}, res, "requeued: the renewal may yet succeed")
+		t.Logf("paused, RenewDeadline (%v) after the last renewal: ran %v, requeued after %v", ringRenew, ran, res.RequeueAfter)
 		assert.Contains(t, g.m.Held(), 3, "the member still thinks it holds the Lease: only the clock refuses")
 		cancel()
 	})
@@ -898,6 +901,7 @@ func TestShardGuardReleasingBucketRefusesNewKeysAndWaitsForInFlight(t *testing.T
 		time.Sleep(3 * time.Second) // past ReleaseTimeout (2s)
 		assert.Contains(t, a.m.Held(), b, "in flight past ReleaseTimeout: the Lease is kept")
 		assert.False(t, second.m.Admits(b), "and the new owner waits")
+		t.Logf("replica-1 joined; bucket %d releasing: a new key ran %v; one reconcile in flight past ReleaseTimeout, the Lease still held by replica-0", b, ran)
 		holder, _, _ := leaseOf(t, srv, fmt.Sprintf("foo-bucket-%d", b))
 		assert.Equal(t, "replica-0", holder)
 
@@ -908,6 +912,7 @@ func TestShardGuardReleasingBucketRefusesNewKeysAndWaitsForInFlight(t *testing.T
 		assert.True(t, second.m.Admits(b), "the new owner admits it")
 		holder, _, _ = leaseOf(t, srv, fmt.Sprintf("foo-bucket-%d", b))
 		assert.Equal(t, "replica-1", holder)
+		t.Logf("the reconcile ended: bucket %d released, its Lease now held by %s", b, holder)
 		cancel()
 	})
 }

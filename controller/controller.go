@@ -45,6 +45,13 @@ type Options struct {
 	// controller only while it holds the leader lease.
 	NeedLeaderElection *bool
 
+	// EnableWarmup, when true, lets a [manager.Manager] start the
+	// controller's sources before it wins the leader election (see
+	// [Controller.Warmup]): a standby's queue then holds every key of the
+	// initial lists, and on winning its workers start at once. false
+	// starts the sources only when the controller starts.
+	EnableWarmup bool
+
 	// Logger receives the controller's logs. nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -71,6 +78,7 @@ type Controller struct {
 	recoverPanic     bool
 	cacheSyncTimeout time.Duration
 	needLeader       bool
+	warmup           bool
 	logger           *slog.Logger
 	queue            workqueue.RateLimitingInterface[Request]
 
@@ -80,11 +88,16 @@ type Controller struct {
 	// pending holds the sources watched before Start; Start starts them and
 	// sets it to nil.
 	pending []Source
-	// started is set by the first Start; ctx is Start's context, used to
-	// start sources watched afterwards, until stopped is set.
+	// started is set by the first Start. ctx is the context sources are
+	// started with: Warmup's if it ran first, else Start's; a source
+	// watched once it is set starts at once, until stopped is set.
 	started bool
 	stopped bool
 	ctx     context.Context
+	// warmed is closed when Warmup's sources have synced (or failed, with
+	// warmErr); nil while Warmup has not run.
+	warmed  chan struct{}
+	warmErr error
 }
 
 // New returns a controller called name that calls reconciler. The name
@@ -110,6 +123,7 @@ func New(name string, reconciler Reconciler, opts Options) (*Controller, error) 
 		recoverPanic:     opts.RecoverPanic == nil || *opts.RecoverPanic,
 		cacheSyncTimeout: opts.CacheSyncTimeout,
 		needLeader:       opts.NeedLeaderElection == nil || *opts.NeedLeaderElection,
+		warmup:           opts.EnableWarmup,
 		logger:           opts.Logger,
 	}
 	if c.cacheSyncTimeout == 0 {
@@ -147,7 +161,7 @@ func (c *Controller) Watch(src Source) error {
 	switch {
 	case c.stopped:
 		return fmt.Errorf("controller %q: Watch after the controller stopped", c.name)
-	case !c.started:
+	case c.ctx == nil:
 		c.pending = append(c.pending, src)
 		return nil
 	}
@@ -161,7 +175,8 @@ func (c *Controller) Watch(src Source) error {
 //
 //  1. It starts every source watched so far, and waits, at most
 //     CacheSyncTimeout, for each [SyncingSource] to sync, so that every
-//     object of the initial lists is on the queue before the first Reconcile.
+//     object of the initial lists is on the queue before the first Reconcile
+//     (after [Controller.Warmup], it only waits for Warmup's sources).
 //  2. It starts MaxConcurrentReconciles workers, each running
 //     processNextWorkItem in a loop.
 //  3. When ctx is done it shuts the queue down, lets each worker finish the
@@ -179,9 +194,13 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 	c.started = true
 	ctx = withLogger(ctx, c.logger)
-	c.ctx = ctx
-	sources := c.pending
-	c.pending = nil
+	warmed := c.warmed
+	var sources []Source
+	if warmed == nil {
+		c.ctx = ctx
+		sources = c.pending
+		c.pending = nil
+	}
 	c.mu.Unlock()
 
 	defer func() {
@@ -191,7 +210,17 @@ func (c *Controller) Start(ctx context.Context) error {
 	}()
 	defer c.queue.ShutDown()
 
-	if err := c.startSources(ctx, sources); err != nil {
+	if warmed != nil {
+		// Warmup started the sources: wait until they synced.
+		select {
+		case <-warmed:
+		case <-ctx.Done():
+			return nil
+		}
+		if c.warmErr != nil {
+			return c.warmErr
+		}
+	} else if err := c.startSources(ctx, sources); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while waiting: not a failure
 		}
@@ -211,6 +240,42 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.queue.ShutDown()
 	wg.Wait()
 	return nil
+}
+
+// Warmup starts the controller's sources before Start, if
+// Options.EnableWarmup is set (otherwise it does nothing): they run with
+// ctx, which must last as long as the controller, fill the queue with the
+// initial lists' keys and keep it up to date, and Warmup returns once they
+// have synced (at most CacheSyncTimeout). No worker runs: a standby keeps
+// its queue warm, and when it wins the leader election, Start starts the
+// workers at once. Sources watched after Warmup start at once, with ctx.
+// Warmup after Start, or a second time, does nothing.
+//
+// client-go: controller-runtime pkg/internal/controller.Controller.Warmup
+// (Options.EnableWarmup).
+func (c *Controller) Warmup(ctx context.Context) error {
+	c.mu.Lock()
+	if !c.warmup || c.started || c.warmed != nil || c.stopped {
+		c.mu.Unlock()
+		return nil
+	}
+	ctx = withLogger(ctx, c.logger)
+	c.ctx = ctx
+	c.warmed = make(chan struct{})
+	sources := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+
+	c.logger.Info("warming up: starting sources before leading", "count", len(sources))
+	err := c.startSources(ctx, sources)
+	if err != nil && ctx.Err() != nil {
+		err = nil // stopped while waiting: not a failure
+	}
+	c.mu.Lock()
+	c.warmErr = err
+	close(c.warmed)
+	c.mu.Unlock()
+	return err
 }
 
 // startSources starts every source, then waits for the syncing ones.

@@ -36,16 +36,28 @@ type shellBlock struct {
 }
 
 // readmeBlocks returns the shell blocks of the section of markdown headed
-// heading, each with the expected lines of the text block that follows it
-// (before the next shell block).
+// heading (up to the next heading of its level or above: "## x" ends at the
+// next "## " or "# ", "#### x" at the next "####", "###", ...), each with
+// the expected lines of the text block that follows it (before the next
+// shell block).
 func readmeBlocks(markdown, heading string) ([]shellBlock, error) {
 	start := strings.Index(markdown, "\n"+heading+"\n")
 	if start < 0 {
 		return nil, fmt.Errorf("no section %q", heading)
 	}
 	section := markdown[start+1:]
-	if end := strings.Index(section[len(heading):], "\n## "); end >= 0 {
-		section = section[:len(heading)+end]
+	level := len(heading) - len(strings.TrimLeft(heading, "#"))
+	inCode, off := false, len(heading)+1
+	for _, line := range strings.SplitAfter(section[off:], "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		hashes := len(line) - len(strings.TrimLeft(line, "#"))
+		if !inCode && hashes > 0 && hashes <= level && strings.HasPrefix(line[hashes:], " ") {
+			section = section[:off]
+			break
+		}
+		off += len(line)
 	}
 	firstLine := strings.Count(markdown[:start+1], "\n") + 1
 	var blocks []shellBlock

@@ -26,9 +26,23 @@ const distinctHolders = `(() => {
 // replica holds.
 // Diagram: none (the ring of replicas). client-go: none.
 func TestWebReplicasViewShowsThreeHoldersThenTwoAfterAKill(t *testing.T) {
-	url := startWebDemo(t, "--shards", "3")
-	p := openPage(t, url)
+	replicasViewThreeThenTwo(t, openPage(t, startWebDemo(t, "--shards", "3")))
+}
 
+// TestPlaygroundReplicasViewShowsThreeHoldersThenTwoAfterAKill: the same
+// page and the same steps in the playground, with ?shards=3 in its
+// address: the three replicas run in the browser tab, compiled to
+// WebAssembly.
+// Diagram: none (the ring of replicas). client-go: none.
+func TestPlaygroundReplicasViewShowsThreeHoldersThenTwoAfterAKill(t *testing.T) {
+	replicasViewThreeThenTwo(t, openPageOn(t, webHost{name: "playground",
+		start:         func(t *testing.T) string { return servePlayground(t) + "?shards=3" },
+		connectWithin: 60 * time.Second}))
+}
+
+// replicasViewThreeThenTwo walks the replicas view of three replicas
+// through a kill, on p.
+func replicasViewThreeThenTwo(t *testing.T, p *browserPage) {
 	p.waitFor(t, "the replicas view", `!document.getElementById('replicas').hidden`, 10*time.Second)
 	p.waitFor(t, "the single pipeline's diagram, controls, log and inspector hidden: nothing drives them here",
 		`['controls', 'inspector', 'diagram-section', 'log-section', 'boxes'].every((id) => document.getElementById(id).hidden)`, 10*time.Second)
@@ -37,9 +51,9 @@ func TestWebReplicasViewShowsThreeHoldersThenTwoAfterAKill(t *testing.T) {
 	assert.Equal(t, 3, p.count(t, "#replica-lanes li"))
 	p.waitFor(t, "each lane shows its queue, its Deployment cache and its relists",
 		`[...document.querySelectorAll('#replica-lanes li')].every((li) => /\d+ queued/.test(li.textContent) && /\d+ Deployments cached/.test(li.textContent) && /relists: [1-9]/.test(li.textContent))`, 10*time.Second)
-	// The ring of replica-0, -1 and -2 over sixteen buckets: the uneven
+	// The ring of replica-0, -1 and -2 over sixteen buckets: the even
 	// split docs/sharding.md quotes.
-	p.waitFor(t, "the buckets each replica holds", `document.getElementById('bucket-counts').textContent === 'replica-0: 7 · replica-1: 4 · replica-2: 5'`, 30*time.Second)
+	p.waitFor(t, "the buckets each replica holds", `document.getElementById('bucket-counts').textContent === 'replica-0: 6 · replica-1: 5 · replica-2: 5'`, 30*time.Second)
 	// The demo creates twelve Foos; relists reads a lane's relist count.
 	relists := func(name string) string {
 		return `Number(document.querySelector('#replica-lanes li[data-name="` + name + `"] .lane-relists').textContent.match(/relists: (\d+)/)[1])`

@@ -101,7 +101,8 @@ func TestShardSelectorFiltersCustomResourcesWithoutShardInfo(t *testing.T) {
 			"apiVersion": "example.com/v1", "kind": "Gizmo", "metadata": map[string]any{"name": fmt.Sprintf("g-%02d", i)}}})
 	}
 
-	splitList(t, gs, 20, false)
+	low, high := splitList(t, gs, 20, false)
+	t.Logf("20 Gizmos listed as two halves: %d and %d, with no metadata.shardInfo", low, high)
 }
 
 // TestShardSelectorPagesCarryShardInfoAndNoRemainingCount: a paginated

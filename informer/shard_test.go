@@ -106,6 +106,7 @@ func shardedInformerMovesHalves(t *testing.T, w *shardWorld, lw reflector.Lister
 
 	assert.Equal(t, w.low, sortedKeys(cacheView(inf)), "the cache holds the low half")
 	assert.Equal(t, w.low, linesFor(rec.take(), "add "), "each of them reached the handler as an add")
+	t.Logf("shard %s: %d objects cached, each an add", lowHalf, len(sortedKeys(cacheView(inf))))
 
 	require.NoError(t, inf.SetShardSelector(highHalf))
 	settle(holds(w.high))
@@ -114,6 +115,7 @@ func shardedInformerMovesHalves(t *testing.T, w *shardWorld, lw reflector.Lister
 	lines := rec.take()
 	assert.Equal(t, w.low, linesFor(lines, "delete "), "every object that left the shard was deleted")
 	assert.Equal(t, w.high, linesFor(lines, "add "), "every object that joined was added")
+	t.Logf("switched to %s: relisted; %d deletes, %d adds; %d objects cached", highHalf, len(linesFor(lines, "delete ")), len(linesFor(lines, "add ")), len(sortedKeys(cacheView(inf))))
 	_, problems := rec.snapshot()
 	assert.Empty(t, problems)
 	return inf
@@ -171,6 +173,12 @@ func TestShardedInformerFiltersOnTheClientWhenTheServerIgnoresTheSelector(t *tes
 		view := cacheView(inf)
 		assert.Contains(t, view, inHigh, "a watched object of the shard is cached")
 		assert.NotContains(t, view, inLow, "a watched object of another shard is filtered like a listed one")
+		for _, l := range logs.all() {
+			if strings.Contains(l, fallbackLog) {
+				t.Logf("logged once: %s", l)
+			}
+		}
+		t.Logf("watched later: %s (in the shard) cached, %s (not) filtered out", inHigh, inLow)
 	})
 }
 

@@ -168,16 +168,19 @@ func New(api API, opts Options) (*SampleController, error) {
 
 	sc := &SampleController{mgr: mgr}
 	// Sharded, the Foo controller runs behind the member's guard, which
-	// reads a Foo's bucket from its uid in the Foo cache.
+	// reads a Foo's bucket from its uid in the Foo cache, or, for a deleted
+	// Foo, from its tombstone.
 	guardFoo := func(r controller.Reconciler) controller.Reconciler { return r }
+	fooHandler := func(h controller.EventHandler) controller.EventHandler { return h }
 	if opts.Shard != nil {
 		if sc.member, err = shard(mgr, typed, fooInformer, depInformer, opts); err != nil {
 			return nil, errShard(err)
 		}
-		m := sc.member
+		m, tomb := sc.member, sharding.NewTombstones()
 		guardFoo = func(r controller.Reconciler) controller.Reconciler {
-			return m.Guard(r, sharding.BucketFromCache(fooInformer.GetIndexer(), m.Buckets()))
+			return tomb.Forgetting(m.Guard(r, tomb.BucketFromCache(fooInformer.GetIndexer(), m.Buckets())))
 		}
+		fooHandler = tomb.Handler
 	}
 	w := wiring{obs: opts.Observer}
 	// Reads from the cache and writes to the API through the Manager's
@@ -213,7 +216,7 @@ func New(api API, opts Options) (*SampleController, error) {
 	// stand for, so that each piece can be observed.
 	sc.foo, err = builder.New(mgr).Named(FooControllerName).
 		Watches(FoosGVR, &Foo{},
-			w.handler(FooControllerName, "foos", controller.EnqueueRequestForObject{}, false),
+			fooHandler(w.handler(FooControllerName, "foos", controller.EnqueueRequestForObject{}, false)),
 			w.predicate(FooControllerName, "foos", predicate.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
 		Watches(DeploymentsGVR, &Deployment{},
 			w.handler(FooControllerName, "deployments", controller.EnqueueRequestForOwner(FooGVK.GroupKind(), controller.OnlyControllerOwner()), true),

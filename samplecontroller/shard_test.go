@@ -42,6 +42,9 @@ type journal struct {
 	open map[string]int // replica + " " + key -> start
 	runs map[string][]run
 	mark int // reconcilers counts the runs that started after it
+	// gone lists, per Foo key, the replicas whose Reconciler read it
+	// from their cache and found it gone.
+	gone map[string][]string
 }
 
 type run struct {
@@ -50,7 +53,7 @@ type run struct {
 }
 
 func newJournal() *journal {
-	return &journal{open: map[string]int{}, runs: map[string][]run{}}
+	return &journal{open: map[string]int{}, runs: map[string][]run{}, gone: map[string][]string{}}
 }
 
 // observer returns the Observer of one replica: the guard sits outside it,
@@ -70,6 +73,10 @@ func (j *journal) observer(replica string) sc.Observer {
 		case sc.StepReconcile:
 			j.runs[e.Request.String()] = append(j.runs[e.Request.String()], run{replica, j.open[id], j.seq})
 			delete(j.open, id)
+		case sc.StepListerGet:
+			if e.Resource == "foos" && e.Verb == "not found" {
+				j.gone[e.Key] = append(j.gone[e.Key], replica)
+			}
 		}
 	}
 }
@@ -283,6 +290,9 @@ func checkShares(t *testing.T, live []*replica, all, deps map[string]int) map[in
 	for b, owner := range sharding.BucketOwners(names, sharding.DefaultBuckets) {
 		assert.Equal(t, owner, holder[b], "bucket %d is held by the member the ring gives it", b)
 	}
+	for _, r := range live {
+		t.Logf("%s holds buckets %v and caches %d Foos and %d Deployments", r.name, r.sc.ShardMember().Held(), len(cachedFoos(t, r)), len(cachedDeployments(t, r)))
+	}
 	return holder
 }
 
@@ -371,6 +381,7 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 		}
 		require.NotEmpty(t, lost)
 		rs[0].crash(t)
+		t.Logf("%s crashed, holding %d Foos", rs[0].name, len(lost))
 		j.reset()
 		bumpReplicas(t, w, 3)
 		time.Sleep(30 * time.Second)
@@ -382,7 +393,50 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 			require.Len(t, got[key], 1, "%s reconciled by one survivor", key)
 			assert.Equal(t, holder[all[key]], got[key][0], "%s reconciled by its bucket's new holder", key)
 		}
+		t.Logf("each of its %d Foos reconciled by one survivor, its bucket's new holder; overlapping reconciles: %d", len(lost), len(j.overlaps()))
 		assert.Empty(t, j.overlaps(), "no two replicas reconcile one Foo at once")
+	})
+}
+
+// A Foo that is deleted leaves every cache, finalizer or not; its key's
+// last Reconcile, which finds it gone and forgets what the controller
+// wrote for it, still runs, on its bucket's holder alone: the guard finds
+// the bucket from the Foo's tombstone, not from the cache.
+// Diagram: steps 6-9 for a delete. client-go: sample-controller handles a deleted Foo's key (lister NotFound).
+func TestShardedSampleControllersReconcileADeletedFoosKeyOnItsHolderAlone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+		t.Cleanup(srv.Close)
+		require.NoError(t, sc.Register(srv))
+		w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
+		for i := range 24 {
+			w.createFoo(t, newFoo(fmt.Sprintf("foo-%02d", i), fmt.Sprintf("dep-%02d", i), int32p(1)))
+		}
+		j := newJournal()
+		rs := startReplicas(t, srv, 3, j)
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		w.checkConverged(t)
+		all := fooBuckets(t, w.foos, sharding.DefaultBuckets)
+		holder := checkShares(t, rs, all, deploymentBuckets(t, w, sharding.DefaultBuckets))
+
+		for i := range 4 {
+			require.NoError(t, w.foos.Delete(context.Background(), fmt.Sprintf("foo-%02d", i), metav1.DeleteOptions{}))
+		}
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+
+		for i := range 4 {
+			key := fmt.Sprintf("%s/foo-%02d", ns, i)
+			_, err := w.foos.Get(context.Background(), key[len(ns)+1:], metav1.GetOptions{})
+			require.Error(t, err, "%s is gone", key)
+			j.mu.Lock()
+			gone := slices.Clone(j.gone[key])
+			j.mu.Unlock()
+			t.Logf("%s (bucket %d, held by %s) deleted: found gone by %v", key, all[key], holder[all[key]], gone)
+			assert.Equal(t, []string{holder[all[key]]}, gone, "%s's last Reconcile ran on its holder alone", key)
+		}
+		assert.Empty(t, j.overlaps())
 	})
 }
 
@@ -446,5 +500,7 @@ func TestShardedFooControllerLabelsAnUnlabelledDeploymentItControls(t *testing.T
 		assert.NotContains(t, otherDep.Labels, sc.BucketLabel, "a Deployment the Foo does not control is not touched")
 		assert.Equal(t, sc.ReasonResourceExists, ready(w.getFoo(t, "other")).Reason)
 		assert.NotContains(t, cachedDeployments(t, rs[0]), ns+"/dep-other")
+		t.Logf("dep-mine labelled %s=%s and scaled to %d; dep-other left unlabelled, Foo other Ready=%s (%s)",
+			sc.BucketLabel, dep.Labels[sc.BucketLabel], *dep.Spec.Replicas, ready(w.getFoo(t, "other")).Status, ready(w.getFoo(t, "other")).Reason)
 	})
 }

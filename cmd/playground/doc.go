@@ -7,6 +7,9 @@
 // (syscall/js) instead of HTTP. The page's script (internal/pipelineweb's
 // app.js, the same file the demo serves) picks that transport when the
 // playground's loader is on the page; every control works in both hosts.
+// With ?shards=N (2 to 8) in the page's address it runs the replicas page
+// of `demo --web --shards N` instead (demoengine.StartShardTab): N sharded
+// sample controllers sharing 16 buckets, and "kill a replica".
 //
 // The bridge (bridge.go) recovers a panic in any operation and answers
 // with it, so the page shows it and the Go runtime goes on; a panic

@@ -4,7 +4,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net/url"
+	"strconv"
+	"strings"
 	"syscall/js"
 
 	"github.com/informerlab/informerlab/internal/demoengine"
@@ -20,8 +24,12 @@ import (
 //	stats() -> {heapAlloc, heapSys, sys, goroutines}   the Go runtime's memory, for measuring
 //
 // or informerlabPlaygroundFailed(message) if the world did not start.
+//
+// With ?shards=N in the page's address (2 to 8) the tab runs the replicas
+// page instead, as `demo --web --shards N` does: N sharded sample
+// controllers sharing 16 buckets, and "kill a replica".
 func main() {
-	tab, err := demoengine.StartTab(context.Background(), io.Discard)
+	tab, err := startTab(js.Global().Get("location").Get("search").String())
 	if err != nil {
 		js.Global().Call("informerlabPlaygroundFailed", err.Error())
 		return
@@ -51,6 +59,20 @@ func main() {
 	}))
 	js.Global().Call("informerlabPlaygroundStarted", api)
 	select {} // the world runs until the tab closes
+}
+
+// startTab starts the pipeline page's world, or the replicas page's when
+// the query (location.search) asks for shards.
+func startTab(query string) (*demoengine.Tab, error) {
+	q, err := url.ParseQuery(strings.TrimPrefix(query, "?"))
+	if err != nil || q.Get("shards") == "" {
+		return demoengine.StartTab(context.Background(), io.Discard)
+	}
+	n, err := strconv.Atoi(q.Get("shards"))
+	if err != nil {
+		return nil, fmt.Errorf("playground: ?shards=%q: want a number of replicas, 2 to 8", q.Get("shards"))
+	}
+	return demoengine.StartShardTab(context.Background(), io.Discard, n)
 }
 
 // promise runs do on a goroutine of its own (a call from JavaScript must

@@ -16,7 +16,10 @@ import (
 //     not load or an address that cannot be bound fails Start at once);
 //  2. start the cache's informers and wait, at most CacheSyncTimeout, for
 //     them to sync;
-//  3. start the runnables that do not need leadership;
+//  3. start the runnables that do not need leadership, and warm up those
+//     that do and can ([WarmupRunnable]: a controller with
+//     Options.EnableWarmup starts its sources now, so its queue is full
+//     before it leads);
 //  4. without leader election, start the leader runnables (controllers) and
 //     close Elected; with it, campaign for the lease and do so once leading.
 //
@@ -72,8 +75,9 @@ func (m *Manager) Start(ctx context.Context) error {
 	}
 	m.synced.Store(true)
 
-	// 3. Runnables that need no leadership.
+	// 3. Runnables that need no leadership, and the warmup of those that do.
 	m.others.start(base)
+	s.stopWarmup = m.leaders.warmup(base)
 
 	// 4. Leader election, then the leader runnables.
 	lost := make(chan error, 1)
@@ -136,6 +140,7 @@ type shutdown struct {
 	stopHealth   func()
 	stopWebhooks func() error
 	stopElection func()
+	stopWarmup   context.CancelFunc
 	cancelCache  context.CancelFunc
 	// lost is set when leadership was lost: the lease is not ours to release.
 	lost bool
@@ -166,6 +171,9 @@ func (s *shutdown) run(cause error) error {
 
 	// Controllers first: they must not act once the lease is gone, and they
 	// read the cache until they stop.
+	if s.stopWarmup != nil {
+		s.stopWarmup() // the warmed sources end with their controllers
+	}
 	leadersStopped := wait("leader election runnables (controllers)", m.leaders.stop())
 	if s.stopElection != nil {
 		s.stopElection()

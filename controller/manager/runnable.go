@@ -25,13 +25,27 @@ func (f RunnableFunc) Start(ctx context.Context) error { return f(ctx) }
 
 // LeaderElectionRunnable is a Runnable that says whether it must run only on
 // the elected leader. The Manager asks every Runnable it is given; one that
-// does not implement it needs leadership, like a Controller by default. It is
-// the only optional interface the Manager looks for, and it only routes the
-// runnable, it injects nothing.
+// does not implement it needs leadership, like a Controller by default. It
+// and [WarmupRunnable] are the only optional interfaces the Manager looks
+// for; they only route and time the runnable, they inject nothing.
 //
 // client-go: controller-runtime pkg/manager.LeaderElectionRunnable.
 type LeaderElectionRunnable interface {
 	NeedLeaderElection() bool
+}
+
+// WarmupRunnable is a leader-election Runnable that can do part of its
+// start before the Manager leads: Warmup is called once the cache has
+// synced, while the Manager campaigns, with a context that lasts until the
+// leader runnables have stopped. A [controller.Controller] is one: with
+// Options.EnableWarmup it starts its sources, so a standby's queue is full
+// when it wins. The Manager looks for it only on runnables that need
+// leadership and were added before Start.
+//
+// client-go: controller-runtime pkg/manager.warmupRunnable (unexported
+// there; its Controller and Options.EnableWarmup are the same).
+type WarmupRunnable interface {
+	Warmup(ctx context.Context) error
 }
 
 // needsLeader reports whether r runs only while leading.
@@ -103,6 +117,30 @@ func (g *runnableGroup) launchLocked(r Runnable) {
 			}
 		}
 	})
+}
+
+// warmup calls Warmup, each on a goroutine of its own, on the waiting
+// runnables that have it, with a context derived from parent; an error goes
+// to errs. It returns the cancel of that context.
+func (g *runnableGroup) warmup(parent context.Context) context.CancelFunc {
+	ctx, cancel := context.WithCancel(parent)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, r := range g.pending {
+		w, ok := r.(WarmupRunnable)
+		if !ok {
+			continue
+		}
+		g.wg.Go(func() {
+			if err := w.Warmup(ctx); err != nil {
+				select {
+				case g.errs <- err:
+				default:
+				}
+			}
+		})
+	}
+	return cancel
 }
 
 // stop cancels the runnables' context (a group never started never starts)

@@ -14,11 +14,11 @@ import (
 )
 
 // DefaultBuckets is the number of buckets of a [Member] when
-// Options.Buckets is 0. Keep it at least four times the largest number
-// of replicas: a replica's share is a whole number of buckets, so with B
-// buckets and N replicas the busiest holds at least ⌈B/N⌉ of them, and
-// rendezvous hashing often gives it more (7 of 16 among 3 is typical; see
-// docs/sharding.md, "The rendezvous ring").
+// Options.Buckets is 0. Keep it at least twice the largest number of
+// replicas: a replica's share is a whole number of buckets, so with B
+// buckets and N replicas the busiest holds ⌈B/N⌉ of them ([BucketOwners]
+// never gives it more), which is 6 of 16 among 3 (37.5% rather than a
+// third) and 3 of 16 among 6 (see docs/sharding.md, "The rendezvous ring").
 const DefaultBuckets = 16
 
 // shardKey is the field every bucket hashes: the uid, which never changes, so

@@ -27,9 +27,10 @@
 //   - A member Lease per replica, <ring>-member-<identity>. The live members
 //     are those whose Lease changed less than its duration ago.
 //   - The ring: from the live members every member computes the same bucket
-//     → member map by rendezvous hashing ([BucketOwners]), so a member joining
-//     or leaving moves only about B/N buckets. The ring says who should own
-//     a bucket.
+//     → member map by rendezvous hashing with bounded loads ([BucketOwners]):
+//     each member holds ⌊B/N⌋ or ⌈B/N⌉ buckets, and a member joining or
+//     leaving moves about B/N of them. The ring says who should own a
+//     bucket.
 //   - A Lease per bucket, <ring>-bucket-<i>, says who may. Members that
 //     briefly disagree about the ring cannot both hold it. Every Lease of a
 //     ring carries the label [RingLabel] (informerlab.dev/ring=<ring>), so
@@ -59,7 +60,8 @@
 //     LeaseDuration, and take each of its buckets when that bucket's Lease
 //     has not changed for LeaseDuration, by their own clocks.
 //  4. The guard. A key runs only if its bucket (from the cached object's uid,
-//     [BucketFromCache]) is held, synced, not being released, and its Lease
+//     [BucketFromCache], or a deleted object's, [Tombstones]) is held,
+//     synced, not being released, and its Lease
 //     was renewed less than RenewDeadline ago on the local monotonic clock;
 //     it counts the bucket's in-flight reconciles. Since RenewDeadline <
 //     LeaseDuration, a member whose renewals stopped (crashed, partitioned,

@@ -28,9 +28,9 @@ type KeyGetter interface {
 // from store and computes its bucket of buckets ([BucketOf]). A key whose
 // object is not in store has no bucket: with a sharded cache that is how a
 // key of someone else's bucket looks, and also how a deleted object looks,
-// so the guard cannot tell them apart and refuses both. Clean up after
-// deletions with owner references or finalizers (an object with a
-// finalizer stays cached, and bucketed, until it is gone).
+// so the guard cannot tell them apart and refuses both. [Tombstones] tells
+// them apart: its BucketFromCache finds a deleted object's bucket from the
+// uid it had.
 func BucketFromCache(store KeyGetter, buckets int) BucketFunc {
 	return func(req controller.Request) (int, bool) {
 		obj, ok, err := store.GetByKey(req.String())
@@ -206,7 +206,9 @@ func (g *BucketGuard) Release(b int) (released bool) {
 }
 
 // CancelRelease stops a release that has begun: the bucket is ours again
-// (the ring changed back), and its keys are admitted again.
+// (the ring changed back), and its keys are admitted again. Keys refused
+// during the release were requeued by [BucketGuard.Wrap], so they run at
+// their next try.
 func (g *BucketGuard) CancelRelease(b int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -219,13 +221,21 @@ func (g *BucketGuard) CancelRelease(b int) {
 // counts it as in flight: the caller must call Done(b) when the reconcile
 // ends, however it ends. A bucket out of range is not ours.
 func (g *BucketGuard) Admit(b int) BucketVerdict {
+	v, _ := g.admit(b)
+	return v
+}
+
+// admit is Admit that also reports whether a [BucketNotOurs] is a bucket
+// still held but being released: its release may yet be cancelled.
+func (g *BucketGuard) admit(b int) (v BucketVerdict, releasing bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	v := g.verdictLocked(b)
+	v = g.verdictLocked(b)
 	if v == BucketRun {
 		g.state[b].inflight++
 	}
-	return v
+	st := g.at(b)
+	return v, st != nil && st.held && st.releasing
 }
 
 // verdictLocked is Admit's decision, without counting. Call with g.mu held.
@@ -316,9 +326,13 @@ func (g *BucketGuard) InFlight(b int) int {
 
 // Wrap returns a Reconciler that runs r for a key only when Admit says so
 // (bucketOf tells the key's bucket), and calls Done when r returns or
-// panics. A refused key is not an error: a key of a bucket not held (or
-// being released), or whose object is not in the cache, is dropped, since
-// its owner reconciles it. A key of a bucket just gained, whose relist has
+// panics. A refused key is not an error: a key of a bucket not held, or
+// whose object is not in the cache, is dropped, since its owner reconciles
+// it. A key of a bucket being released is requeued after RetryPeriod: if
+// the release is cancelled (the ring gave the bucket back) it runs then,
+// and once the bucket is released it is dropped then; dropped at once, an
+// update that arrived during a cancelled release would wait for the next
+// event. A key of a bucket just gained, whose relist has
 // not reached the cache yet, is requeued after RetryPeriod: it came from
 // that relist, and nothing else would bring it back once the bucket is
 // synced. So is a key refused for a stale renewal, since the renewal may
@@ -331,14 +345,17 @@ func (g *BucketGuard) Wrap(r controller.Reconciler, bucketOf BucketFunc) control
 			controller.LoggerFrom(ctx).Debug("shard guard: object not in this replica's cache; not reconciled")
 			return controller.Result{}, nil
 		}
-		switch g.Admit(b) {
-		case BucketNotOurs:
+		switch v, releasing := g.admit(b); {
+		case releasing:
+			controller.LoggerFrom(ctx).Debug("shard guard: bucket being released; retrying later in case the release is cancelled", "bucket", b)
+			return controller.Result{RequeueAfter: g.retryPeriod}, nil
+		case v == BucketNotOurs:
 			controller.LoggerFrom(ctx).Debug("shard guard: bucket not held by this member; not reconciled", "bucket", b)
 			return controller.Result{}, nil
-		case BucketNotYet:
+		case v == BucketNotYet:
 			controller.LoggerFrom(ctx).Debug("shard guard: bucket gained, cache not synced yet; retrying later", "bucket", b)
 			return controller.Result{RequeueAfter: g.retryPeriod}, nil
-		case BucketStale:
+		case v == BucketStale:
 			controller.LoggerFrom(ctx).Debug("shard guard: bucket Lease not renewed within RenewDeadline; retrying later", "bucket", b)
 			return controller.Result{RequeueAfter: g.retryPeriod}, nil
 		}

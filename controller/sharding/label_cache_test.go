@@ -48,6 +48,7 @@ func TestBucketsOfShardSelectorInvertsShardSelectorFor(t *testing.T) {
 			require.NoError(t, err, expr)
 			assert.Equal(t, held, got, "%d buckets: %s", buckets, expr)
 		}
+		t.Logf("%d buckets: 50 random sets, each read back from its selector", buckets)
 	}
 
 	all, err := sharding.BucketsOfShardSelector("", 4)
@@ -63,6 +64,7 @@ func TestBucketsOfShardSelectorInvertsShardSelectorFor(t *testing.T) {
 		_, err := sharding.BucketsOfShardSelector(bad.expr, 16)
 		require.Error(t, err, bad.expr)
 		assert.Contains(t, err.Error(), bad.why)
+		t.Logf("refused: %v", err)
 	}
 }
 
@@ -85,6 +87,7 @@ func TestBucketLabelSelectorSelectsTheHeldBucketsOrNothing(t *testing.T) {
 	}
 	assert.False(t, ls.Matches(labels.Set{}), "an unlabelled object is in no bucket")
 	assert.False(t, none.Matches(labels.Set{}))
+	t.Logf("buckets {9, 3, 4, 3}: %q; no bucket: %q, which matches nothing", sel, sharding.BucketLabelSelector(bucketLabel, nil))
 }
 
 // TestInformerBucketLabelCacheReturnsOnceTheCacheHoldsTheBuckets: told the
@@ -129,12 +132,15 @@ func TestInformerBucketLabelCacheReturnsOnceTheCacheHoldsTheBuckets(t *testing.T
 
 		set(0, 1, 2, 7, 8)
 		assert.Equal(t, share(0, 1, 2, 7, 8), cached(), "widened: the gained children are cached on return")
+		t.Logf("buckets {0, 1, 2, 7, 8}: %d children cached on return", len(cached()))
 
 		set(2, 15)
 		assert.Equal(t, share(2, 15), cached(), "moved: the lost children are gone and the gained cached on return")
+		t.Logf("buckets {2, 15}: %d children cached on return: %v", len(cached()), cached())
 
 		set()
 		assert.Empty(t, cached(), "no bucket: nothing")
+		t.Logf("no bucket: %d cached (the unlabelled child never is)", len(cached()))
 
 		assert.Error(t, cache.SetShardSelector(ctx, "shardRange(object.metadata.uid, '0x0000000000000000', '0x0800000000000000')"),
 			"a range that splits a bucket is refused")
@@ -166,9 +172,11 @@ func TestShardCachesSetsEveryCacheAndWaitsForAll(t *testing.T) {
 
 		assert.Equal(t, 3*time.Second, time.Since(start), "the two ran at once, and the call waited for the slower")
 		assert.Equal(t, map[string]string{"foos": "x", "children": "x"}, got)
+		t.Logf("caches taking 1s and 3s: the combined call returned after %v, both told %q", time.Since(start), got["foos"])
 
 		boom := errors.New("boom")
 		err := sharding.Caches(slow("a", 0, nil), slow("b", 0, boom)).SetShardSelector(context.Background(), "y")
 		assert.ErrorIs(t, err, boom)
+		t.Logf("one cache failing: %v", err)
 	})
 }

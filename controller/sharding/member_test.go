@@ -682,8 +682,9 @@ func TestShardRingIgnoresLeasesThatOnlyLookLikeBucketLeases(t *testing.T) {
 }
 
 // TestShardRingScaleOutAndInMovesOnlyBucketsWhoseOwnerChanged: 3 → 4 → 3.
-// A fourth member takes exactly the buckets the ring gives it, each handed
-// over gracefully by its old owner; no other bucket ever changes hands, not
+// The buckets whose owner the ring changes (most to the fourth member, a
+// few between the others to keep the split even) are each handed over
+// gracefully by their old owner; no other bucket ever changes hands, not
 // even for a sampled instant; when it leaves, exactly those go back.
 // Diagram: step 9. client-go: none; rendezvous hashing.
 func TestShardRingScaleOutAndInMovesOnlyBucketsWhoseOwnerChanged(t *testing.T) {
@@ -701,15 +702,18 @@ func TestShardRingScaleOutAndInMovesOnlyBucketsWhoseOwnerChanged(t *testing.T) {
 		w.settle()
 		fourOwners := w.holders()
 		assert.Equal(t, sharding.BucketOwners(append(slices.Clone(three), "replica-3"), ringBuckets), fourOwners)
-		var moved []int
+		var moved, toFourth []int
 		for b := range ringBuckets {
 			if fourOwners[b] != before[b] {
 				moved = append(moved, b)
-				assert.Equal(t, "replica-3", fourOwners[b])
+				if fourOwners[b] == "replica-3" {
+					toFourth = append(toFourth, b)
+				}
 			}
 		}
 		w.assertOnlyMovedChangedHands(before, moved)
-		t.Logf("3 → 4: buckets %v moved to replica-3", moved)
+		assert.Len(t, toFourth, ringBuckets/4, "the fourth member gets its fair share")
+		t.Logf("3 → 4: buckets %v moved, %v of them to replica-3", moved, toFourth)
 
 		w.resetAdmitters()
 		w.stop(fourth)
@@ -828,6 +832,7 @@ func TestShardGuardAdmitsOnlyHeldSyncedFreshBuckets(t *testing.T) {
 		ran, res = g.try(t, 3)
 		assert.False(t, ran, "held but not synced: refused")
 		assert.Equal(t, controller.Result{RequeueAfter: ringRetry}, res, "requeued: it runs once the relist is done")
+		t.Logf("bucket 3 held, cache not synced: ran %v, requeued after %v", ran, res.RequeueAfter)
 		ran, res = g.try(t, 3+ringBuckets)
 		assert.False(t, ran)
 		assert.Zero(t, res, "a bucket that is not there is no one's: dropped")
@@ -836,6 +841,7 @@ func TestShardGuardAdmitsOnlyHeldSyncedFreshBuckets(t *testing.T) {
 		synctest.Wait()
 		ran, _ = g.try(t, 3)
 		assert.True(t, ran, "held, synced, fresh: runs")
+		t.Logf("bucket 3 held, synced, freshly renewed: ran %v", ran)
 		assert.Zero(t, g.m.InFlight(3), "the count is back to 0 after the reconcile")
 
 		// Pause: every call to the API server hangs, so no renewal succeeds
@@ -848,6 +854,7 @@ func TestShardGuardAdmitsOnlyHeldSyncedFreshBuckets(t *testing.T) {
 		ran, res = g.try(t, 3)
 		assert.False(t, ran, "RenewDeadline after the last renewal: refused")
 		assert.Equal(t, controller.Result{RequeueAfter: ringRetry}, res, "requeued: the renewal may yet succeed")
+		t.Logf("paused, RenewDeadline (%v) after the last renewal: ran %v, requeued after %v", ringRenew, ran, res.RequeueAfter)
 		assert.Contains(t, g.m.Held(), 3, "the member still thinks it holds the Lease: only the clock refuses")
 		cancel()
 	})
@@ -894,6 +901,7 @@ func TestShardGuardReleasingBucketRefusesNewKeysAndWaitsForInFlight(t *testing.T
 		time.Sleep(3 * time.Second) // past ReleaseTimeout (2s)
 		assert.Contains(t, a.m.Held(), b, "in flight past ReleaseTimeout: the Lease is kept")
 		assert.False(t, second.m.Admits(b), "and the new owner waits")
+		t.Logf("replica-1 joined; bucket %d releasing: a new key ran %v; one reconcile in flight past ReleaseTimeout, the Lease still held by replica-0", b, ran)
 		holder, _, _ := leaseOf(t, srv, fmt.Sprintf("foo-bucket-%d", b))
 		assert.Equal(t, "replica-0", holder)
 
@@ -904,6 +912,7 @@ func TestShardGuardReleasingBucketRefusesNewKeysAndWaitsForInFlight(t *testing.T
 		assert.True(t, second.m.Admits(b), "the new owner admits it")
 		holder, _, _ = leaseOf(t, srv, fmt.Sprintf("foo-bucket-%d", b))
 		assert.Equal(t, "replica-1", holder)
+		t.Logf("the reconcile ended: bucket %d released, its Lease now held by %s", b, holder)
 		cancel()
 	})
 }
@@ -1174,5 +1183,63 @@ func TestShardRingTenRoundsOfKillAndScaleNeverOverlap(t *testing.T) {
 			takeovers[len(takeovers)/2], takeovers[len(takeovers)-1], ringLease, w.journal.count())
 		assert.LessOrEqual(t, takeovers[len(takeovers)-1], ringLease+ringRetry*4+relist)
 		w.check()
+	})
+}
+
+// TestShardGuardKeyRefusedDuringACancelledReleaseRunsAfterIt: a member
+// starts releasing a bucket the ring gave to a newcomer, but a reconcile
+// in flight keeps the Lease; a key of the bucket that arrives meanwhile is
+// refused and requeued, not dropped. The newcomer leaves, the ring gives
+// the bucket back, the release is cancelled, and the requeued key runs at
+// its next try, with no new event to bring it back.
+// Diagram: step 9 (release cancelled). client-go: none; workqueue AddAfter.
+func TestShardGuardKeyRefusedDuringACancelledReleaseRunsAfterIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := ctrltest.NewServer(t)
+		end := make(chan struct{})
+		defer close(end)
+		a := newGuardWorld(t, srv, "replica-0", nil, end)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		aDone := a.run(t, ctx)
+		time.Sleep(2 * ringRetry)
+		require.Len(t, a.m.Held(), ringBuckets)
+		b := bucketsOf(sharding.BucketOwners([]string{"replica-0", "replica-1"}, ringBuckets), "replica-1")[0]
+		blocker := make(chan struct{})
+		a.block = blocker
+		inflight := make(chan struct{})
+		go func() {
+			defer close(inflight)
+			a.try(t, b)
+		}()
+		synctest.Wait()
+		require.Equal(t, 1, a.m.InFlight(b))
+		second := newGuardWorld(t, srv, "replica-1", nil, end)
+		secondCtx, stopSecond := context.WithCancel(ctx)
+		secondDone := second.run(t, secondCtx)
+		time.Sleep(2 * ringRetry)
+		require.False(t, a.m.Admits(b), "releasing")
+		a.block = nil
+
+		ran, res := a.try(t, b)
+		require.False(t, ran, "refused while releasing")
+		assert.Equal(t, controller.Result{RequeueAfter: ringRetry}, res, "requeued, in case the release is cancelled")
+		stopSecond()
+		<-secondDone
+		tries := 1
+		for !ran && res.RequeueAfter > 0 && tries < 20 { // the queue's AddAfter
+			time.Sleep(res.RequeueAfter)
+			ran, res = a.try(t, b)
+			tries++
+		}
+
+		t.Logf("replica-1 left; replica-0's release of bucket %d was cancelled; the key refused during it ran: %v", b, ran)
+		assert.True(t, ran, "the key refused during the cancelled release ran")
+		assert.True(t, a.m.Admits(b), "the bucket is admitted again")
+		assert.Contains(t, a.m.Held(), b)
+		close(blocker)
+		<-inflight
+		cancel()
+		<-aDone
 	})
 }

@@ -11,5 +11,9 @@ import (
 // against BucketGuard, the guard Member runs.
 // Diagram: step 8 (the guard before the reconcile). client-go: none.
 func TestShardingSuite(t *testing.T) {
-	grade.Reference(t, shardingsuite.Behaviours(shardingsuite.Reference))
+	behaviours := shardingsuite.Behaviours(shardingsuite.Reference)
+	grade.Reference(t, behaviours)
+	for _, b := range behaviours {
+		t.Logf("%s: %s", b.Name, b.Want)
+	}
 }

@@ -5,7 +5,8 @@
 // client-go diagram, the scenarios of the story, and the controls of the
 // live pipeline page. cmd/demo turns its flags into Options and calls Run;
 // cmd/playground runs the page's embedded world in a browser tab
-// (StartTab), with no HTTP server.
+// (StartTab), with no HTTP server, or the replicas page's (StartShardTab,
+// for ?shards=N).
 //
 // # How it works
 //

@@ -168,6 +168,34 @@ func (c *shardControls) Do(_ context.Context, a pipelineweb.Action) (string, err
 	return "", fmt.Errorf("demo: kill-replica: no replica %q", name)
 }
 
+// startShardWorld starts replicas sharded sample controllers over an
+// embedded server and the page's server in front of them, whose status
+// carries the replicas view; stop ends them all.
+func startShardWorld(ctx context.Context, n *narrator, replicas int) (*pipelineweb.Server, *shardDemo, func(), error) {
+	d, err := newShardDemo(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	overlaps := &overlapDetector{running: map[string]map[string]bool{}}
+	d.observe = overlaps.observer
+	if err := d.start(replicas); err != nil {
+		d.stop()
+		d.srv.Close()
+		return nil, nil, nil, err
+	}
+	d.n = n
+	model := pipelineweb.NewModel()
+	hub := pipelineweb.NewHub(model, pipelineweb.DefaultHistory)
+	rec := pipelineweb.NewRecorder(hub, model)
+	srv := pipelineweb.NewServer(hub, model, rec, &shardControls{d: d, overlaps: overlaps})
+	stop := func() {
+		rec.Close()
+		d.stop()
+		d.srv.Close()
+	}
+	return srv, d, stop, nil
+}
+
 // runWebShards serves the page with the replicas view while replicas
 // sharded sample controllers run over the embedded server.
 func runWebShards(ctx context.Context, o options, n *narrator, replicas int) error {
@@ -179,24 +207,11 @@ func runWebShards(ctx context.Context, o options, n *narrator, replicas int) err
 		return fmt.Errorf("demo: --web-addr: %w", err)
 	}
 	defer ln.Close()
-	d, err := newShardDemo(ctx)
+	srv, d, stop, err := startShardWorld(ctx, n, replicas)
 	if err != nil {
 		return err
 	}
-	defer d.srv.Close()
-	overlaps := &overlapDetector{running: map[string]map[string]bool{}}
-	d.observe = overlaps.observer
-	if err := d.start(replicas); err != nil {
-		d.stop()
-		return err
-	}
-	defer d.stop()
-	d.n = n
-	model := pipelineweb.NewModel()
-	hub := pipelineweb.NewHub(model, pipelineweb.DefaultHistory)
-	rec := pipelineweb.NewRecorder(hub, model)
-	defer rec.Close()
-	srv := pipelineweb.NewServer(hub, model, rec, &shardControls{d: d, overlaps: overlaps})
+	defer stop()
 	host, _, _ := net.SplitHostPort(o.webAddr)
 	guard, err := sameorigin.New(ln.Addr(), sameorigin.Options{Hosts: []string{host}, Refuse: refuseJSON(n)})
 	if err != nil {

@@ -2,7 +2,11 @@ package demoengine
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -225,5 +229,52 @@ func TestRelistMeterCountsListsThatChangeTheShardSelector(t *testing.T) {
 		m.del()
 		m.del()
 		assert.Equal(t, relistBurst{relists: 2, at: time.Now(), deleted: 2, addedAll: 3}, m.read(), "a narrowing relist: Foos lost")
+	})
+}
+
+// TestShardTabServesTheReplicasViewAndItsKillControl: the replicas page's
+// world with no HTTP server, as the playground runs it for ?shards=3:
+// its state carries three lanes that come to hold the sixteen buckets
+// between them, and its "kill a replica" control kills one, whose buckets
+// the two survivors hold a LeaseDuration later. Out of range, the number
+// of replicas is refused.
+// Diagram: steps 1-9 per replica. client-go: none.
+func TestShardTabServesTheReplicasViewAndItsKillControl(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tab, err := StartShardTab(context.Background(), &discard{}, 3)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, tab.Stop()) }()
+		replicas := func() *pipelineweb.Replicas {
+			rec := httptest.NewRecorder()
+			tab.Server().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/state", nil))
+			var s struct {
+				Status pipelineweb.Status `json:"status"`
+			}
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &s))
+			return s.Status.Replicas
+		}
+		holdersAre := func(want ...string) func() bool {
+			return func() bool {
+				held := slices.Clone(replicas().Holders)
+				slices.Sort(held)
+				return slices.Equal(slices.Compact(held), want)
+			}
+		}
+
+		require.NoError(t, waitFor(context.Background(), "three holders", holdersAre("replica-0", "replica-1", "replica-2")))
+		code, answer := tab.Server().Act(context.Background(), strings.NewReader(`{"name":"kill-replica","args":{"name":"replica-0"}}`))
+		killed := time.Now()
+		require.NoError(t, waitFor(context.Background(), "two holders", holdersAre("replica-1", "replica-2")))
+
+		assert.Equal(t, http.StatusOK, code)
+		assert.Contains(t, answer["message"], "replica-0 killed")
+		lanes := replicas().Lanes
+		require.Len(t, lanes, 3)
+		assert.False(t, lanes[0].Alive)
+		assert.GreaterOrEqual(t, time.Since(killed), shardLeaseDuration-shardRenewDeadline, "the survivors waited for the Leases")
+		t.Logf("the tab's replicas view: %s", answer["message"])
+		t.Logf("the survivors hold every bucket %v after the kill", time.Since(killed))
+		_, err = StartShardTab(context.Background(), &discard{}, 1)
+		assert.ErrorContains(t, err, "shards wants 2 to 8 replicas, got 1")
 	})
 }

@@ -33,7 +33,7 @@ func NewManager(t *testing.T, s *fakeapi.Server, opts manager.Options) *manager.
 
 // RunManager runs m.Start until stop is called or the test ends; stop
 // cancels and returns Start's result.
-func RunManager(t *testing.T, m *manager.Manager) (stop func() error) {
+func RunManager(t testing.TB, m *manager.Manager) (stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	result := make(chan error, 1)

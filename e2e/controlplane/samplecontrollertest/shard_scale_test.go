@@ -22,8 +22,10 @@ import (
 // TestShardedSampleControllerScaleThreeToFourToThreeMovesOnlyChangedBuckets
 // scales a ring of sharded sample controllers, in this process, over the
 // real server: three replicas split the Foos; a fourth joins, and exactly
-// the buckets [sharding.BucketOwners] gives it move, each to it, while
-// every other bucket's Lease keeps its holder throughout; then the fourth
+// the buckets whose owner [sharding.BucketOwners] changes move (most to it,
+// a few between the others, which it keeps evenly loaded), each straight
+// from its old holder to its new one, while every other bucket's Lease
+// keeps its holder throughout; then the fourth
 // leaves gracefully (its context ends: it stops admitting, waits for its
 // in-flight reconciles, releases), and its buckets go back to the owners the
 // ring gives among the three, nothing else moving. No two replicas ever
@@ -55,15 +57,16 @@ func scaleThreeToFourToThree(t *testing.T, cp *controlplane.ControlPlane) {
 	fourth := joinRing(t, c, ns, ring, "replica-3", j)
 	four := append(slices.Clone(three), fourth)
 	owners4 := sharding.BucketOwners(replicaNames(four), sharding.DefaultBuckets)
-	var gained []int
+	var gained, between []int
 	for b, o := range owners4 {
-		if o == fourth.name {
+		switch {
+		case o == fourth.name:
 			gained = append(gained, b)
-		} else {
-			require.Equal(t, owners3[b], o, "bucket %d: the ring moves only buckets to the newcomer", b)
+		case o != owners3[b]:
+			between = append(between, b) // bounded loads: kept even among the others
 		}
 	}
-	require.NotEmpty(t, gained, "the ring gives the newcomer some buckets")
+	require.Len(t, gained, sharding.DefaultBuckets/4, "the ring gives the newcomer its fair share")
 	joined := followMoves(t, leases, ring, four, buckets, owners3, owners4)
 	checkMoves(t, "join", joined, owners3, owners4)
 	joinReconciled := reconciledByNewOwners(t, j, buckets, owners3, owners4, joinedAt)
@@ -81,10 +84,10 @@ func scaleThreeToFourToThree(t *testing.T, cp *controlplane.ControlPlane) {
 		"a graceful leave hands its buckets over before their Leases could expire")
 
 	assert.Empty(t, j.overlaps(), "no two replicas reconcile one Foo at once")
-	t.Logf("scale 3 -> 4 -> 3 (%d Foos, %d buckets, RetryPeriod %v): replica-3 gained buckets %v\n"+
+	t.Logf("scale 3 -> 4 -> 3 (%d Foos, %d buckets, RetryPeriod %v): replica-3 gained buckets %v, buckets %v moved between the others\n"+
 		"join:  Leases moved in %s; every cache settled after %v; every Foo of a moved bucket reconciled by its new holder after %v\n"+
 		"leave: Leases moved in %s; every cache settled after %v; every Foo of a moved bucket reconciled by its new holder after %v",
-		ringFoos, sharding.DefaultBuckets, ringRetryPeriod, gained,
+		ringFoos, sharding.DefaultBuckets, ringRetryPeriod, gained, between,
 		joined.moveTimes(), joined.settled.Round(time.Millisecond), joinReconciled.Round(time.Millisecond),
 		left.moveTimes(), left.settled.Round(time.Millisecond), leaveReconciled.Round(time.Millisecond))
 }

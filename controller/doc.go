@@ -80,8 +80,8 @@
 // One line each:
 //
 //   - [github.com/informerlab/informerlab/controller/predicate]: the library
-//     of [Predicate]s (generation changed, labels, And/Or/Not). This package
-//     defines the interface a source calls; predicate implements it.
+//     of predicates (generation changed, labels, And/Or/Not). This package
+//     defines the [Predicate] interface a source calls; predicate implements it.
 //   - [github.com/informerlab/informerlab/controller/manager]: the Manager
 //     that runs controllers with a shared cache, probes, leader election and
 //     webhooks, and the split Client a Reconciler reads and writes with.

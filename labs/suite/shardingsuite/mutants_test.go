@@ -46,8 +46,10 @@ var catalogue = []grade.Mistake{
 		Catches: []string{"WrapEndsInFlightOnErrorAndPanic"}},
 	{Name: "no-lock", What: "the guard's table has no lock", NeedsRace: true,
 		Catches: []string{"GuardIsSafeForConcurrentUse"}},
+	// A stress behaviour: it sees this window in most runs, fewer on a
+	// loaded machine (docs/labs.md), so the catalogue gives it five.
 	{Name: "admit-two-sections", What: "Admit checks the bucket under the lock, lets go of it, and takes it again to count the key in flight",
-		Catches: []string{"ReleaseNeverOverlapsARunningKey"}},
+		Catches: []string{"ReleaseNeverOverlapsARunningKey"}, Tries: 5},
 	{Name: "one-inflight-counter", What: "one in-flight counter serves every bucket",
 		Catches: []string{"InFlightIsCountedPerBucket"}},
 	{Name: "cancel-restores-bucket", What: "CancelRelease makes the bucket held, synced and freshly renewed again, whatever happened to it",

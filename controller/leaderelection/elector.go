@@ -210,7 +210,7 @@ func (le *LeaderElector) TryAcquireOrRenew(ctx context.Context) bool {
 
 	obj, err := le.client.Get(ctx, le.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		lease := newLease(le.name, mine)
+		lease := NewLease(le.name, mine)
 		if len(le.labels) > 0 {
 			lease.SetLabels(le.labels)
 		}
@@ -253,7 +253,7 @@ func (le *LeaderElector) TryAcquireOrRenew(ctx context.Context) bool {
 		mine.LeaseTransitions = rec.LeaseTransitions + 1
 	}
 	update := lease.DeepCopy()
-	writeLease(update, mine)
+	WriteLease(update, mine)
 	// The update carries the resourceVersion just read: if another
 	// candidate wrote the lease in between, it fails with a Conflict and
 	// this attempt loses.
@@ -326,7 +326,7 @@ func (le *LeaderElector) releaseLatest(ctx context.Context) error {
 func (le *LeaderElector) releaseVersion(ctx context.Context, lease *unstructured.Unstructured, rec LeaseRecord) error {
 	now := time.Now().Round(0).Truncate(time.Microsecond)
 	update := lease.DeepCopy()
-	writeLease(update, LeaseRecord{
+	WriteLease(update, LeaseRecord{
 		LeaseDurationSeconds: 1,
 		AcquireTime:          now,
 		RenewTime:            now,

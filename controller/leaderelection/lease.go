@@ -74,8 +74,10 @@ func leaseTime(u *unstructured.Unstructured, field string) (time.Time, error) {
 	return t, nil
 }
 
-// writeLease stores rec in u's spec.
-func writeLease(u *unstructured.Unstructured, rec LeaseRecord) {
+// WriteLease stores rec in u's spec, replacing what the spec held: what an
+// Update of a Lease read with [ReadLease] carries. A shard ring writes its
+// bucket Leases with it.
+func WriteLease(u *unstructured.Unstructured, rec LeaseRecord) {
 	spec := map[string]any{
 		"leaseDurationSeconds": rec.LeaseDurationSeconds,
 		"leaseTransitions":     rec.LeaseTransitions,
@@ -88,12 +90,12 @@ func writeLease(u *unstructured.Unstructured, rec LeaseRecord) {
 	u.Object["spec"] = spec
 }
 
-// newLease returns a Lease called name holding rec.
-func newLease(name string, rec LeaseRecord) *unstructured.Unstructured {
+// NewLease returns a Lease called name holding rec, ready to Create.
+func NewLease(name string, rec LeaseRecord) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	u.SetAPIVersion("coordination.k8s.io/v1")
 	u.SetKind("Lease")
 	u.SetName(name)
-	writeLease(u, rec)
+	WriteLease(u, rec)
 	return u
 }

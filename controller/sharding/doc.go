@@ -32,16 +32,23 @@
 //     leaving moves about B/N of them. The ring says who should own a
 //     bucket.
 //   - A Lease per bucket, <ring>-bucket-<i>, says who may. Members that
-//     briefly disagree about the ring cannot both hold it. Every Lease of a
+//     briefly disagree about the ring cannot both hold it. A bucket Lease is
+//     written only when it changes hands: its holder is valid while the
+//     holder's member Lease is, so at rest a ring writes one Lease per
+//     member per RetryPeriod, whatever B. Every Lease of a
 //     ring carries the label [RingLabel] (informerlab.dev/ring=<ring>), so
 //     one labelled list shows a member the whole ring, and shows a person
 //     who holds which bucket.
 //
 // Every RetryPeriod a member renews its member Lease, lists the ring's
-// Leases, computes the map, renews the bucket Leases it holds, and then:
+// Leases, computes the map, confirms the buckets it holds (their Lease still
+// names it in a list read after the renewal: they count as renewed when the
+// renewal started), and then:
 //
-//  1. Gain. For a bucket the map gives it: acquire the bucket's Lease (a free
-//     one at once, a held one only once it has not changed for LeaseDuration),
+//  1. Gain. For a bucket the map gives it: acquire the bucket's Lease, a
+//     write with the resourceVersion listed (a free one at once, one held by
+//     another only once that holder's member Lease has not changed for
+//     LeaseDuration),
 //     then widen the cache's selector ([Cache]; [InformerCache] for
 //     an informer: its Reflector relists, and DeltaFIFO.Replace turns the
 //     gained objects into adds), wait until the cache holds the bucket's
@@ -50,19 +57,20 @@
 //     from a cache that has not caught up could undo the last owner's work.
 //  2. Graceful release. For a held bucket the map gives to another: stop
 //     admitting its keys; wait until its in-flight reconciles reach 0 (still
-//     renewing the Lease; after ReleaseTimeout keep the Lease and wait
+//     holding the Lease; after ReleaseTimeout keep the Lease and wait
 //     again); release the Lease (holder cleared), so the new owner takes it
 //     at its next try; narrow the selector (the lost objects become
 //     deletes). A member that stops does this for every bucket, then
 //     releases its member Lease.
 //  3. Crash. A member that stops renewing loses nothing at once. The others
 //     drop it from the ring when its member Lease has not changed for
-//     LeaseDuration, and take each of its buckets when that bucket's Lease
-//     has not changed for LeaseDuration, by their own clocks.
+//     LeaseDuration, by their own clocks, and then take its buckets.
+//     A member that could not confirm a bucket for RenewDeadline drops it
+//     without writing, and takes it back only by a write.
 //  4. The guard. A key runs only if its bucket (from the cached object's uid,
 //     [BucketFromCache], or a deleted object's, [Tombstones]) is held,
-//     synced, not being released, and its Lease
-//     was renewed less than RenewDeadline ago on the local monotonic clock;
+//     synced, not being released, and was confirmed by a member renewal
+//     that started less than RenewDeadline ago on the local monotonic clock;
 //     it counts the bucket's in-flight reconciles. Since RenewDeadline <
 //     LeaseDuration, a member whose renewals stopped (crashed, partitioned,
 //     paused) refuses new keys before anyone else may take its buckets.

@@ -164,9 +164,11 @@ func (g *BucketGuard) Synced(b int) {
 	}
 }
 
-// Renewed records a successful renewal of a held bucket's Lease, by an
-// attempt started at attempt (the start, not the end: the Lease's duration
-// runs from when the server may have written it).
+// Renewed records a successful renewal of a held bucket, by an attempt
+// started at attempt (the start, not the end: the Lease's duration runs
+// from when the server may have written it). In a [Member]'s ring that is
+// its member Lease's renewal, confirmed by a list that still shows the
+// bucket's Lease naming it.
 func (g *BucketGuard) Renewed(b int, attempt time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -175,8 +177,8 @@ func (g *BucketGuard) Renewed(b int, attempt time.Time) {
 	}
 }
 
-// Lost forgets the bucket: its Lease was not renewed in time or is held by
-// another. Reconciles in flight keep being counted until their Done.
+// Lost forgets the bucket: it was not renewed in time or its Lease is held
+// by another. Reconciles in flight keep being counted until their Done.
 func (g *BucketGuard) Lost(b int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -356,7 +358,7 @@ func (g *BucketGuard) Wrap(r controller.Reconciler, bucketOf BucketFunc) control
 			controller.LoggerFrom(ctx).Debug("shard guard: bucket gained, cache not synced yet; retrying later", "bucket", b)
 			return controller.Result{RequeueAfter: g.retryPeriod}, nil
 		case v == BucketStale:
-			controller.LoggerFrom(ctx).Debug("shard guard: bucket Lease not renewed within RenewDeadline; retrying later", "bucket", b)
+			controller.LoggerFrom(ctx).Debug("shard guard: bucket not renewed within RenewDeadline; retrying later", "bucket", b)
 			return controller.Result{RequeueAfter: g.retryPeriod}, nil
 		}
 		defer g.Done(b)

@@ -59,8 +59,8 @@ func (f CacheFunc) SetShardSelector(ctx context.Context, expr string) error { re
 // who holds what, and members list the ring's Leases by it.
 const RingLabel = "informerlab.dev/ring"
 
-// MaxBuckets bounds Options.Buckets: every bucket is a Lease that its
-// holder renews every RetryPeriod.
+// MaxBuckets bounds Options.Buckets: every bucket is a Lease, listed by
+// every member every RetryPeriod (written only when it changes hands).
 const MaxBuckets = 1024
 
 // maxRingName leaves room in a Lease name for "-bucket-" and a number, or
@@ -88,8 +88,8 @@ type Options struct {
 	// DefaultBuckets. Every member of a ring must use the same number.
 	Buckets int
 	// LeaseDuration, RenewDeadline and RetryPeriod mean what they mean in
-	// [leaderelection.Options], for the member Lease and for each bucket
-	// Lease; 0 means the same defaults.
+	// [leaderelection.Options], for the member Lease, which stands for
+	// every bucket its member holds; 0 means the same defaults.
 	LeaseDuration time.Duration
 	RenewDeadline time.Duration
 	RetryPeriod   time.Duration
@@ -143,11 +143,13 @@ type Member struct {
 	logger         *slog.Logger
 
 	// Only the goroutine running Start touches the fields below.
-	member        *leaderelection.LeaderElector   // the member Lease
-	electors      []*leaderelection.LeaderElector // the bucket Leases, by bucket
-	memberRenewed time.Time                       // start of the last successful member renewal
-	others        map[string]memberObservation
-	leaving       bool
+	member        *leaderelection.LeaderElector // the member Lease
+	memberRenewed time.Time                     // start of the last successful member renewal
+	others        map[string]memberObservation  // the other members' Leases, by name
+	// orphans holds, by holder, when a bucket Lease was first seen naming
+	// a holder that has no member Lease.
+	orphans map[string]time.Time
+	leaving bool
 
 	// wake tells the cache goroutine that want changed.
 	wake chan struct{}
@@ -207,6 +209,7 @@ func NewMember(opts Options) (*Member, error) {
 		cache:    opts.Cache,
 		logger:   logger.With("ring", opts.Ring, "member", identity),
 		others:   map[string]memberObservation{},
+		orphans:  map[string]time.Time{},
 		wake:     make(chan struct{}, 1),
 	}
 	leOpts := leaderelection.Options{
@@ -218,10 +221,10 @@ func NewMember(opts Options) (*Member, error) {
 		RetryPeriod:   opts.RetryPeriod,
 		Labels:        map[string]string{RingLabel: s.ring},
 	}
-	// The member Lease and every bucket Lease are kept by the leader
-	// election's elector: the same acquire, renew, expiry and release rules.
-	leaseLogger := s.logger.With("component", "lease")
-	member, err := leaderelection.NewLeaderElector(leOpts, leaseLogger)
+	// The member Lease is kept by the leader election's elector: the same
+	// acquire, renew, expiry and release rules. The bucket Leases are
+	// written only when they change hands (bucket_lease.go).
+	member, err := leaderelection.NewLeaderElector(leOpts, s.logger.With("component", "lease"))
 	if err != nil {
 		return nil, fmt.Errorf("controller: shard member: %w", err)
 	}
@@ -230,14 +233,6 @@ func NewMember(opts Options) (*Member, error) {
 	s.leaseDuration, s.renewDeadline, s.retryPeriod = resolved.LeaseDuration, resolved.RenewDeadline, resolved.RetryPeriod
 	s.releaseTimeout = cmp.Or(opts.ReleaseTimeout, s.renewDeadline)
 	s.joinTimeout = cmp.Or(opts.JoinTimeout, 2*s.leaseDuration+s.retryPeriod)
-	for b := range s.buckets {
-		leOpts.Name = s.bucketLeaseName(b)
-		le, err := leaderelection.NewLeaderElector(leOpts, leaseLogger)
-		if err != nil {
-			return nil, fmt.Errorf("controller: shard member: %w", err)
-		}
-		s.electors = append(s.electors, le)
-	}
 	s.guard = NewBucketGuard(s.buckets, s.renewDeadline, s.retryPeriod)
 	s.releaseStarted = make([]time.Time, s.buckets)
 	return s, nil
@@ -303,14 +298,18 @@ func (s *Member) InFlight(bucket int) int { return s.guard.InFlight(bucket) }
 // reconciles end, releases the bucket Leases, and last the member Lease.
 // Every RetryPeriod it:
 //
-//  1. renews its member Lease;
+//  1. renews its member Lease, the only Lease it writes at rest: a bucket's
+//     holder is valid while the holder's member Lease is;
 //  2. lists the ring's Leases: the live members are those whose member Lease
 //     changed less than its duration ago (by the local clock);
 //  3. computes the bucket → member map ([BucketOwners]);
-//  4. renews the bucket Leases it holds, dropping one it could not renew
-//     within RenewDeadline or that someone else now holds;
-//  5. tries to acquire the buckets the map gives it and it does not hold;
-//  6. releases gracefully the buckets the map gives to someone else;
+//  4. confirms the buckets it holds: a held bucket whose Lease still names it
+//     in that list counts as renewed at the start of step 1; one whose Lease
+//     names another, or that went unconfirmed for RenewDeadline, is dropped;
+//  5. acquires the buckets the map gives it and it does not hold, once their
+//     Lease names no live holder (a write, with the resourceVersion listed);
+//  6. releases gracefully the buckets the map gives to someone else (a write
+//     once their in-flight reconciles ended);
 //  7. hands the set of held buckets to the cache, whose goroutine widens or
 //     narrows the selector and, once synced, admits the gained buckets.
 func (s *Member) Start(ctx context.Context) error {
@@ -363,7 +362,8 @@ func (s *Member) notJoined(began time.Time) error {
 }
 
 // leave releases every bucket gracefully, then the member Lease. Its context
-// is a fresh one: Start's has ended.
+// is a fresh one: Start's has ended. The member Lease is still renewed
+// meanwhile, since it is what keeps the held buckets valid.
 func (s *Member) leave() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.releaseTimeout+s.retryPeriod)
 	defer cancel()
@@ -375,41 +375,45 @@ func (s *Member) leave() {
 			break
 		}
 	}
-	if held := s.Held(); len(held) > 0 {
-		s.logger.Warn("in-flight reconciles did not end in time: leaving the Leases to expire", "held", held)
+	if held := s.Held(); len(held) > 0 || s.inFlight() > 0 {
+		// Their reconciles may still run: the bucket Leases keep naming
+		// this member, and its member Lease is left to expire, so no one
+		// takes them before LeaseDuration, as for a crash.
+		s.logger.Warn("in-flight reconciles did not end in time: leaving the Leases to expire", "held", held, "inflight", s.inFlight())
 		for b := range s.buckets {
 			s.guard.Lost(b)
 		}
+		return
 	}
+	// A member Lease released (holder cleared) tells the others that every
+	// bucket Lease still naming this member is free.
 	s.member.Release(ctx)
+}
+
+// inFlight counts the reconciles running now, in every bucket.
+func (s *Member) inFlight() int {
+	n := 0
+	for b := range s.buckets {
+		n += s.guard.InFlight(b)
+	}
+	return n
 }
 
 // tick is one round of the protocol (see Start).
 func (s *Member) tick(ctx context.Context) {
 	start := time.Now()
-	if !s.leaving && s.member.TryAcquireOrRenew(ctx) {
+	renewed := s.member.TryAcquireOrRenew(ctx)
+	if renewed {
 		s.memberRenewed = start
 	}
-	owners := s.viewRing(ctx, start)
+	view := s.viewRing(ctx, start)
 
 	changed := false
-	for b, le := range s.electors {
-		held := s.guard.isHeld(b)
-		switch {
-		case held:
-			// Without a fresh view of the ring, keep what is held.
-			mine := !s.leaving && (owners == nil || owners[b] == s.identity)
-			changed = s.keep(ctx, b, le, mine) || changed
-		case !s.leaving && owners != nil && owners[b] == s.identity:
-			attempt := time.Now()
-			if le.TryAcquireOrRenew(ctx) {
-				s.guard.Gained(b, attempt)
-				if s.cache == nil {
-					s.guard.Synced(b)
-				}
-				s.logger.Info("acquired bucket", "bucket", b)
-				changed = true
-			}
+	for b := range s.buckets {
+		if s.guard.isHeld(b) {
+			changed = s.keep(ctx, b, view, renewed) || changed
+		} else if view != nil {
+			changed = s.settle(ctx, b, view, renewed) || changed
 		}
 	}
 	if changed {
@@ -417,10 +421,17 @@ func (s *Member) tick(ctx context.Context) {
 	}
 }
 
-// viewRing renews the view of the ring: it lists the Leases, notes what changed,
-// and returns the bucket → member map, or nil if the list failed (then no
-// bucket is acquired or released this round; held ones are still renewed).
-func (s *Member) viewRing(ctx context.Context, now time.Time) []string {
+// ringView is one list of the ring's Leases, as a member reads it.
+type ringView struct {
+	owners []string             // the bucket → member map of the live members
+	leases []*bucketLease       // by bucket; nil where the Lease does not exist
+	alive  func(id string) bool // whether a holder's member Lease is live
+}
+
+// viewRing renews the view of the ring: it lists the Leases, notes what
+// changed, and returns the view, or nil if the list failed (then no bucket
+// is confirmed, acquired or released this round).
+func (s *Member) viewRing(ctx context.Context, now time.Time) *ringView {
 	list, err := s.client.List(ctx, metav1.ListOptions{LabelSelector: RingLabel + "=" + s.ring})
 	if err != nil {
 		s.logger.Log(ctx, ctrlutil.RefusedLevel(err, slog.LevelInfo), "could not list the ring's Leases", "err", err)
@@ -432,6 +443,7 @@ func (s *Member) viewRing(ctx context.Context, now time.Time) []string {
 		return nil
 	}
 	memberPrefix, bucketPrefix := s.ring+"-member-", s.ring+"-bucket-"
+	view := &ringView{leases: make([]*bucketLease, s.buckets)}
 	seen := map[string]bool{}
 	var live []string
 	for _, item := range items {
@@ -443,7 +455,7 @@ func (s *Member) viewRing(ctx context.Context, now time.Time) []string {
 		switch {
 		case strings.HasPrefix(name, bucketPrefix):
 			if b, ok := s.bucketOfLease(name); ok {
-				s.electors[b].ObserveRecord(rec, now)
+				view.leases[b] = &bucketLease{lease: lease, rec: rec}
 			}
 		case strings.HasPrefix(name, memberPrefix) && name != s.member.Options().Name:
 			seen[name] = true
@@ -452,7 +464,7 @@ func (s *Member) viewRing(ctx context.Context, now time.Time) []string {
 				obs = memberObservation{rec: rec, at: now}
 				s.others[name] = obs
 			}
-			if rec.HolderIdentity != "" && now.Before(obs.at.Add(time.Duration(rec.LeaseDurationSeconds)*time.Second)) {
+			if obs.live(now) {
 				live = append(live, rec.HolderIdentity)
 			}
 		}
@@ -462,6 +474,8 @@ func (s *Member) viewRing(ctx context.Context, now time.Time) []string {
 			delete(s.others, name)
 		}
 	}
+	s.noteOrphans(view.leases, now)
+	view.alive = func(id string) bool { return s.holderAlive(id, now) }
 	if !s.leaving && !s.memberRenewed.IsZero() && time.Since(s.memberRenewed) < s.renewDeadline {
 		live = append(live, s.identity)
 	}
@@ -470,23 +484,91 @@ func (s *Member) viewRing(ctx context.Context, now time.Time) []string {
 	s.mu.Lock()
 	s.members = live
 	s.mu.Unlock()
-	return BucketOwners(live, s.buckets)
+	view.owners = BucketOwners(live, s.buckets)
+	return view
 }
 
-// keep renews a held bucket and, when the ring gives it to someone else,
-// moves its graceful release on. It reports whether the held set changed.
-func (s *Member) keep(ctx context.Context, b int, le *leaderelection.LeaderElector, mine bool) bool {
-	attempt := time.Now()
-	if le.TryAcquireOrRenew(ctx) {
-		s.guard.Renewed(b, attempt)
-	} else if holder := le.ObservedRecord().HolderIdentity; holder != s.identity || s.guard.sinceRenew(b) >= s.renewDeadline {
-		s.guard.Lost(b)
-		s.releaseStarted[b] = time.Time{}
-		le.SetLeading(false)
-		s.logger.Warn("lost bucket: its Lease was not renewed in time or is held by another", "bucket", b, "holder", holder)
-		return true
+// live reports whether a member Lease seen as o is held and changed less
+// than its duration ago.
+func (o memberObservation) live(now time.Time) bool {
+	return o.rec.HolderIdentity != "" && now.Before(o.at.Add(time.Duration(o.rec.LeaseDurationSeconds)*time.Second))
+}
+
+// noteOrphans remembers since when each bucket holder without a member
+// Lease has been seen, and forgets holders no bucket names any more.
+func (s *Member) noteOrphans(leases []*bucketLease, now time.Time) {
+	named := map[string]bool{}
+	for _, bl := range leases {
+		id := ""
+		if bl != nil {
+			id = bl.rec.HolderIdentity
+		}
+		if id == "" || id == s.identity {
+			continue
+		}
+		if _, ok := s.others[s.memberLeaseName(id)]; ok {
+			continue
+		}
+		named[id] = true
+		if _, ok := s.orphans[id]; !ok {
+			s.orphans[id] = now
+		}
 	}
-	if mine {
+	for id := range s.orphans {
+		if !named[id] {
+			delete(s.orphans, id)
+		}
+	}
+}
+
+// holderAlive reports whether another member named as a bucket's holder may
+// still act on it: its member Lease is live, or it has none and this member
+// first saw that less than LeaseDuration ago (a member Lease deleted by
+// hand waits out a Lease's length, as an expiry does).
+func (s *Member) holderAlive(id string, now time.Time) bool {
+	if obs, ok := s.others[s.memberLeaseName(id)]; ok {
+		return obs.live(now)
+	}
+	first, ok := s.orphans[id]
+	return ok && now.Before(first.Add(s.leaseDuration))
+}
+
+// keep confirms a held bucket and, when the ring gives it to someone else,
+// moves its graceful release on. It reports whether the held set changed.
+func (s *Member) keep(ctx context.Context, b int, view *ringView, renewed bool) bool {
+	stale := s.guard.sinceRenew(b) >= s.renewDeadline
+	if view == nil {
+		if s.leaving && s.guard.Release(b) {
+			// No list to write the release against: the member Lease's
+			// release (leave) frees the bucket, its reconciles having ended.
+			s.releaseStarted[b] = time.Time{}
+			s.logger.Info("released bucket; its Lease is freed with the member Lease", "bucket", b)
+			return true
+		}
+		if stale {
+			return s.lose(b, "its member Lease was not confirmed within RenewDeadline", "")
+		}
+		return false
+	}
+	bl := view.leases[b]
+	if bl == nil || bl.rec.HolderIdentity != s.identity {
+		holder := ""
+		if bl != nil {
+			holder = bl.rec.HolderIdentity
+		}
+		return s.lose(b, "its Lease names another holder", holder)
+	}
+	switch {
+	case renewed && !stale:
+		// The list was read after the member Lease was renewed, and the
+		// bucket's validity never lapsed in between: it runs on.
+		s.guard.Renewed(b, s.memberRenewed)
+	case stale:
+		// A gap of RenewDeadline: another member may have judged the
+		// member Lease expired. Taking the bucket again needs a write.
+		return s.lose(b, "its member Lease was not confirmed within RenewDeadline", "")
+	}
+	if !s.leaving && view.owners[b] == s.identity {
 		if !s.releaseStarted[b].IsZero() {
 			s.guard.CancelRelease(b)
 			s.releaseStarted[b] = time.Time{}
@@ -508,10 +590,54 @@ func (s *Member) keep(ctx context.Context, b int, le *leaderelection.LeaderElect
 		return false
 	}
 	s.releaseStarted[b] = time.Time{}
-	// Release, step 3: free the Lease for the new owner; step 4 (narrow
+	// Release, step 3: free the Lease for the new owner (a Lease left
+	// naming this member is freed by settle next round); step 4 (narrow
 	// the selector) follows from the held set's change.
-	le.Release(ctx)
-	s.logger.Info("released bucket", "bucket", b)
+	if err := s.release(ctx, b, bl); err == nil {
+		s.logger.Info("released bucket", "bucket", b)
+	}
+	return true
+}
+
+// lose drops a held bucket without writing anything.
+func (s *Member) lose(b int, why, holder string) bool {
+	s.guard.Lost(b)
+	s.releaseStarted[b] = time.Time{}
+	s.logger.Warn("lost bucket: "+why, "bucket", b, "holder", holder)
+	return true
+}
+
+// settle acts on a bucket this member does not hold: it acquires it when the
+// ring gives it this member and its Lease names no live holder, and it frees
+// a Lease that still names this member when the ring gives the bucket to
+// another (a release that failed, or a restart under the same identity).
+// It reports whether the held set changed.
+func (s *Member) settle(ctx context.Context, b int, view *ringView, renewed bool) bool {
+	bl := view.leases[b]
+	holder := ""
+	if bl != nil {
+		holder = bl.rec.HolderIdentity
+	}
+	if s.leaving || view.owners[b] != s.identity {
+		if holder == s.identity && s.guard.InFlight(b) == 0 {
+			if err := s.release(ctx, b, bl); err == nil {
+				s.logger.Info("freed a bucket Lease that still named this member", "bucket", b)
+			}
+		}
+		return false
+	}
+	// Acquire only right after a renewal: the bucket is valid from it.
+	if !renewed || (holder != "" && holder != s.identity && view.alive(holder)) {
+		return false
+	}
+	if err := s.acquire(ctx, b, bl); err != nil {
+		return false
+	}
+	s.guard.Gained(b, s.memberRenewed)
+	if s.cache == nil {
+		s.guard.Synced(b)
+	}
+	s.logger.Info("acquired bucket", "bucket", b)
 	return true
 }
 

@@ -59,7 +59,7 @@
 // over the embedded server, with short test Leases, and shard.go narrates
 // the ring: which replica holds which buckets once it settles, then the
 // kill of replica-0 (its Lease client cut, then stopped, releasing
-// nothing) and the survivors taking its buckets once their Leases expire
+// nothing) and the survivors taking its buckets once its member Lease expires
 // and reconciling its Foos. With Web as well, web_shard.go serves the page
 // with the replicas view instead: the state snapshot's Status carries the
 // replicas (lanes, the bucket Leases' holders, an overlap detector over

@@ -105,8 +105,9 @@ func (c *shardControls) Status() pipelineweb.Status {
 	return pipelineweb.Status{ServerRV: fmt.Sprint(c.d.srv.CurrentResourceVersion()), Replicas: rs}
 }
 
-// holders reads the bucket Leases: the holder of each bucket, "" when its
-// Lease is missing or expired.
+// holders reads the ring's Leases: the holder of each bucket, "" when its
+// Lease is missing or names no one, or when the holder's member Lease (which
+// keeps every bucket it holds valid) is missing, released or expired.
 func (c *shardControls) holders() []string {
 	out := make([]string, c.d.buckets)
 	list, err := c.d.srv.Resource(sc.LeasesGVR).Namespace("kube-system").List(context.Background(), metav1.ListOptions{})
@@ -117,28 +118,35 @@ func (c *shardControls) holders() []string {
 	if err != nil {
 		return out
 	}
-	prefix := "foos-bucket-"
+	const bucketPrefix, memberPrefix = "foos-bucket-", "foos-member-"
+	alive := map[string]bool{}
+	bucketHolder := map[int]string{}
 	for _, item := range items {
 		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(item)
 		if err != nil {
 			continue
 		}
 		u := &unstructured.Unstructured{Object: obj}
-		if !strings.HasPrefix(u.GetName(), prefix) {
-			continue
-		}
-		b, err := strconv.Atoi(strings.TrimPrefix(u.GetName(), prefix))
-		if err != nil || b < 0 || b >= len(out) {
-			continue
-		}
 		holder, _, _ := unstructured.NestedString(u.Object, "spec", "holderIdentity")
-		secs, _, _ := unstructured.NestedInt64(u.Object, "spec", "leaseDurationSeconds")
-		renew, _, _ := unstructured.NestedString(u.Object, "spec", "renewTime")
-		t, err := time.Parse(metav1.RFC3339Micro, renew)
-		if err != nil || time.Since(t) > time.Duration(secs)*time.Second {
-			holder = ""
+		switch name := u.GetName(); {
+		case strings.HasPrefix(name, memberPrefix):
+			secs, _, _ := unstructured.NestedInt64(u.Object, "spec", "leaseDurationSeconds")
+			renew, _, _ := unstructured.NestedString(u.Object, "spec", "renewTime")
+			t, err := time.Parse(metav1.RFC3339Micro, renew)
+			if err == nil && holder != "" && time.Since(t) <= time.Duration(secs)*time.Second {
+				alive[holder] = true
+			}
+		case strings.HasPrefix(name, bucketPrefix):
+			b, err := strconv.Atoi(strings.TrimPrefix(name, bucketPrefix))
+			if err == nil && b >= 0 && b < len(out) {
+				bucketHolder[b] = holder
+			}
 		}
-		out[b] = holder
+	}
+	for b, holder := range bucketHolder {
+		if alive[holder] {
+			out[b] = holder
+		}
 	}
 	return out
 }
@@ -162,8 +170,8 @@ func (c *shardControls) Do(_ context.Context, a pipelineweb.Action) (string, err
 		}
 		held := r.ctl.ShardMember().Held()
 		c.d.kill(r)
-		c.d.n.say("the page killed %s: its buckets %v are free once their Leases expire (%v)", name, held, shardLeaseDuration)
-		return fmt.Sprintf("%s killed: no renewal, no release; its buckets %v go to the survivors once their Leases expire (%v)", name, held, shardLeaseDuration), nil
+		c.d.n.say("the page killed %s: its buckets %v are free once its member Lease expires (%v)", name, held, shardLeaseDuration)
+		return fmt.Sprintf("%s killed: no renewal, no release; its buckets %v go to the survivors once its member Lease expires (%v)", name, held, shardLeaseDuration), nil
 	}
 	return "", fmt.Errorf("demo: kill-replica: no replica %q", name)
 }

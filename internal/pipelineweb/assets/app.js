@@ -346,7 +346,7 @@
         li.querySelector('button').addEventListener('click', () => {
           const name = li.dataset.name;
           act('kill-replica', { name }).then((ok) => {
-            if (ok) $('replica-msg').textContent = name + ' killed: its buckets go grey once their Leases expire, then to the survivors';
+            if (ok) $('replica-msg').textContent = name + ' killed: its buckets go grey once its member Lease expires, then to the survivors';
           });
         });
         lanes.append(li);

@@ -62,11 +62,11 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.leaseNS, "lease-namespace", "",
 		"the `namespace` of the ring's member and bucket Leases; empty means --namespace, or \"default\" when that is empty too (with --ring)")
 	fs.DurationVar(&cfg.leaseDur, "lease-duration", leaderelection.DefaultLeaseDuration,
-		"how long a Lease stays valid after its last renewal: a crashed replica's buckets are taken over this long after it stopped renewing (with --ring)")
+		"how long a replica's member Lease, which keeps every bucket it holds, stays valid after its last renewal: a crashed replica's buckets are taken over this long after it stopped renewing (with --ring)")
 	fs.DurationVar(&cfg.renewDL, "renew-deadline", leaderelection.DefaultRenewDeadline,
-		"how recently a bucket's Lease must have been renewed for this replica to reconcile its Foos; shorter than --lease-duration (with --ring)")
+		"how recently this replica's member Lease must have been renewed, and its buckets seen still naming it, for it to reconcile their Foos; shorter than --lease-duration (with --ring)")
 	fs.DurationVar(&cfg.retryPeriod, "retry-period", leaderelection.DefaultRetryPeriod,
-		"how often the replica renews its Leases and looks at the ring (with --ring)")
+		"how often the replica renews its member Lease and lists the ring's Leases; bucket Leases are written only when a bucket changes hands (with --ring)")
 	fs.StringVar(&cfg.journal, "journal", "",
 		"append one JSON line per Foo reconcile to the file at `path`: replica, key, start and end (Unix nanoseconds), ok, and the number of successful API writes it made")
 	fs.StringVar(&cfg.stats, "stats", "",
@@ -107,7 +107,7 @@ func parseFlags(args []string) (config, error) {
 		return cfg, nil
 	}
 	if cfg.buckets < 1 || cfg.buckets > sharding.MaxBuckets {
-		return cfg, usagef("--buckets %d: want 1 to %d (each bucket is a Lease its holder renews every --retry-period)", cfg.buckets, sharding.MaxBuckets)
+		return cfg, usagef("--buckets %d: want 1 to %d (each bucket is a Lease every replica lists every --retry-period)", cfg.buckets, sharding.MaxBuckets)
 	}
 	if cfg.identity != "" {
 		if errs := validation.IsDNS1123Subdomain(cfg.ring + "-member-" + cfg.identity); len(errs) > 0 {

@@ -60,6 +60,23 @@
 // difference shows best with the same events fed to all three designs
 // (TestSameEventsClassicRealAndAtomicFIFO, docs/deltafifo.md).
 //
+// # The other queues of tools/cache
+//
+// [FIFO], the classic FIFO, is the DeltaFIFO's ancestor: a line of keys
+// where each key holds only the newest state of its object. Its consumer
+// pops every object that still exists once, in its newest version, but a
+// deleted object is simply never popped, and an addition looks like an
+// update. An informer must take deleted objects out of its cache and tell
+// its delete handlers, so it needs the history a DeltaFIFO keeps
+// (docs/deltafifo.md, "The classic FIFO and the Heap"). A Reflector can
+// write to a FIFO; its Pop hands out objects, not Deltas, so it is not a
+// [Queue].
+//
+// [Heap] is a keyed priority queue: one object per key, popped smallest
+// first by a [LessFunc], an object that changes moving to its new place. It
+// is not on the informer's path; it is here because client-go's tools/cache
+// has it.
+//
 // # Guarantees
 //
 //   - All methods are safe for concurrent use. One producer and one consumer
@@ -115,8 +132,24 @@
 //   - No Bookmark delta (client-go's EmitDeltaTypeBookmark, which lets an
 //     atomic consumer record the store's resourceVersion on bookmarks).
 //   - The pre-1.33 extras (AddIfNotPresent, ErrRequeue, List, Get) are not
-//     here: the queue only carries events.
+//     on DeltaFIFO and RealFIFO: the queue only carries events.
 //   - Pop with a nil process function returns an error instead of panicking.
+//
+// From tools/cache/fifo.go and heap.go:
+//
+//   - FIFO.Delete takes the key out of the line at once. client-go leaves
+//     it for Pop to skip, so an object added again before that Pop gets its
+//     old place back, and a deleted key of the initial list holds up
+//     HasSynced until a Pop passes it.
+//   - FIFO.Replace queues the list in list order (client-go: map order),
+//     and a Replace that comes while the initial list is still being
+//     delivered becomes the initial list; client-go keeps the old count,
+//     which can leave HasSynced false with nothing queued.
+//   - What client-go's FIFO tests read from its private items is public as
+//     FIFO.Queued.
+//   - A closed Heap returns ErrFIFOClosed, as every queue here does;
+//     Heap.BulkAdd is all or nothing; NewHeap panics on a nil LessFunc
+//     instead of at the first comparison.
 //
 // # Read next
 //

@@ -33,3 +33,17 @@ func TestOutputOfExampleRealFIFO(t *testing.T) {
 func TestOutputOfExampleDeltaFIFO_Queued(t *testing.T) {
 	exampleoutput.Show(t, "ExampleDeltaFIFO_Queued", ExampleDeltaFIFO_Queued)
 }
+
+// TestOutputOfExampleFIFO shows what ExampleFIFO prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleFIFO(t *testing.T) {
+	exampleoutput.Show(t, "ExampleFIFO", ExampleFIFO)
+}
+
+// TestOutputOfExampleHeap shows what ExampleHeap prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleHeap(t *testing.T) {
+	exampleoutput.Show(t, "ExampleHeap", ExampleHeap)
+}

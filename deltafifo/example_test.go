@@ -229,3 +229,60 @@ func ExampleDeltaFIFO_Queued() {
 	//   Updated web@3
 	//   Deleted db@4
 }
+
+// The DeltaFIFO example's events and a deletion, through the classic FIFO,
+// the DeltaFIFO's ancestor: each key holds only its newest object. web is
+// popped once, at version 4; db's deletion leaves nothing to pop, so the
+// consumer never learns that db is gone. An informer must remove db from its
+// cache and tell its delete handlers: that is why it uses deltas.
+func ExampleFIFO() {
+	q := deltafifo.NewFIFO(nil)
+
+	_ = q.Replace([]any{pod("web", "1"), pod("db", "1")}, "1")
+	_ = q.Update(pod("web", "2"))
+	_ = q.Add(pod("cache", "3"))
+	_ = q.Update(pod("web", "4"))
+	_ = q.Delete(pod("db", "5"))
+	fmt.Println("queued keys:", q.ListKeys())
+
+	for len(q.ListKeys()) > 0 {
+		_, _ = q.Pop(func(obj any, isInInitialList bool) error {
+			p := obj.(metav1.Object)
+			fmt.Printf("pop: %s@%s (initial list: %v)\n", p.GetName(), p.GetResourceVersion(), isInInitialList)
+			return nil
+		})
+	}
+	fmt.Println("synced:", q.HasSynced())
+	// Output:
+	// queued keys: [default/web default/cache]
+	// pop: web@4 (initial list: true)
+	// pop: cache@3 (initial list: false)
+	// synced: true
+}
+
+// A Heap pops the least object first, by the LessFunc it was given, here the
+// earliest deadline. Adding an object whose key is held moves it to its new
+// place.
+func ExampleHeap() {
+	type job struct {
+		name     string
+		deadline int
+	}
+	byName := func(obj any) (string, error) { return obj.(job).name, nil }
+	earliest := func(a, b any) bool { return a.(job).deadline < b.(job).deadline }
+	h := deltafifo.NewHeap(byName, earliest)
+
+	_ = h.Add(job{"backup", 30})
+	_ = h.Add(job{"report", 10})
+	_ = h.Add(job{"cleanup", 20})
+	_ = h.Update(job{"backup", 5}) // moved ahead of the others
+
+	for len(h.ListKeys()) > 0 {
+		obj, _ := h.Pop()
+		fmt.Printf("pop: %s (deadline %d)\n", obj.(job).name, obj.(job).deadline)
+	}
+	// Output:
+	// pop: backup (deadline 5)
+	// pop: report (deadline 10)
+	// pop: cleanup (deadline 20)
+}

@@ -68,3 +68,8 @@ func Footprint(f *DeltaFIFO) (itemsPeak, queueCap int) {
 	defer f.mu.Unlock()
 	return f.itemsPeak, cap(f.queue.keys)
 }
+
+// CheckFIFOInvariants and CheckHeapInvariants run the invariant checkers of
+// the two queues that are not a Queue.
+func CheckFIFOInvariants(f *FIFO) error { return f.checkInvariants() }
+func CheckHeapInvariants(h *Heap) error { return h.checkInvariants() }

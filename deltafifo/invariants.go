@@ -18,11 +18,7 @@ func (f *DeltaFIFO) checkInvariants() error {
 	if f.itemsPeak < len(f.items) {
 		errs = append(errs, fmt.Errorf("itemsPeak %d is below len(items) %d", f.itemsPeak, len(f.items)))
 	}
-	for i, key := range f.queue.keys[:f.queue.head] {
-		if key != "" {
-			errs = append(errs, fmt.Errorf("popped queue slot %d still holds %q", i, key))
-		}
-	}
+	errs = append(errs, f.queue.checkInvariants())
 	inQueue := make(map[string]bool, f.queue.len())
 	for i, key := range f.queue.queued() {
 		if inQueue[key] {
@@ -86,7 +82,54 @@ func (f *RealFIFO) checkInvariants() error {
 	return errors.Join(errs...)
 }
 
-// checkPopulation checks the initial-list bookkeeping both queues share.
+// checkInvariants verifies the invariants written on FIFO's fields. Tests
+// call it after every step.
+func (f *FIFO) checkInvariants() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	var errs []error
+	if f.queue.len() != len(f.items) {
+		errs = append(errs, fmt.Errorf("queue has %d keys, items has %d", f.queue.len(), len(f.items)))
+	}
+	errs = append(errs, f.queue.checkInvariants())
+	inQueue := make(map[string]bool, f.queue.len())
+	for i, key := range f.queue.queued() {
+		if inQueue[key] {
+			errs = append(errs, fmt.Errorf("queue[%d] = %q is a duplicate", i, key))
+		}
+		inQueue[key] = true
+		if _, ok := f.items[key]; !ok {
+			errs = append(errs, fmt.Errorf("queue[%d] = %q has no item", i, key))
+		}
+	}
+	errs = append(errs, checkPopulation(f.populated, f.initialPopulationCount, f.queue.len(), f.synced.Load()))
+	return errors.Join(errs...)
+}
+
+// checkInvariants verifies the invariants written on heapData. Tests call
+// it after every step.
+func (h *Heap) checkInvariants() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d := &h.data
+
+	var errs []error
+	if len(d.index) != len(d.entries) {
+		errs = append(errs, fmt.Errorf("index has %d keys, entries has %d", len(d.index), len(d.entries)))
+	}
+	for i, e := range d.entries {
+		if at, ok := d.index[e.key]; !ok || at != i {
+			errs = append(errs, fmt.Errorf("entries[%d] = %q, but index says %d (held: %v)", i, e.key, at, ok))
+		}
+		if parent := (i - 1) / 2; i > 0 && d.Less(i, parent) {
+			errs = append(errs, fmt.Errorf("entries[%d] = %q is less than its parent entries[%d] = %q", i, e.key, parent, d.entries[parent].key))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkPopulation checks the initial-list bookkeeping the three FIFOs share.
 func checkPopulation(populated bool, count, queued int, synced bool) error {
 	var errs []error
 	if count < 0 || count > queued {
@@ -97,6 +140,17 @@ func checkPopulation(populated bool, count, queued int, synced bool) error {
 	}
 	if want := populated && count == 0; synced != want {
 		errs = append(errs, fmt.Errorf("synced is %v, want %v", synced, want))
+	}
+	return errors.Join(errs...)
+}
+
+// checkInvariants verifies keyQueue's invariant: the popped slots hold "".
+func (q *keyQueue) checkInvariants() error {
+	var errs []error
+	for i, key := range q.keys[:q.head] {
+		if key != "" {
+			errs = append(errs, fmt.Errorf("popped queue slot %d still holds %q", i, key))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -1,5 +1,7 @@
 package deltafifo
 
+import "slices"
+
 // shrinkAbove is the size from which a drained DeltaFIFO gives its memory
 // back: a line of keys or an items map that once held more entries than this
 // is rebuilt small once the queue has emptied (or, for the map, shrunk to a
@@ -9,10 +11,11 @@ package deltafifo
 // as its initial list.
 const shrinkAbove = 1024
 
-// keyQueue is a DeltaFIFO's line of keys: a slice consumed from the front.
-// Popping only moves head, so a queue that keeps emptying and filling reuses
-// the same memory instead of allocating for every key; the popped prefix is
-// cleared as it goes, and compacted away before the slice would grow.
+// keyQueue is the line of keys of a DeltaFIFO and of a FIFO: a slice
+// consumed from the front. Popping only moves head, so a queue that keeps
+// emptying and filling reuses the same memory instead of allocating for
+// every key; the popped prefix is cleared as it goes, and compacted away
+// before the slice would grow.
 //
 // Invariant: keys[:head] are all "", keys[head:] are the queued keys, oldest
 // first.
@@ -45,11 +48,35 @@ func (q *keyQueue) pop() string {
 	key := q.keys[q.head]
 	q.keys[q.head] = ""
 	q.head++
-	if q.head == len(q.keys) {
-		q.keys, q.head = q.keys[:0], 0 // empty: start again at the front
-		if cap(q.keys) > shrinkAbove {
-			q.keys = nil
-		}
-	}
+	q.restartIfEmpty()
 	return key
+}
+
+// remove takes key out of the line, wherever it stands, and returns its
+// position (0 is the front), or -1 if it is not queued. It costs a scan and
+// a shift of the keys behind it: only the classic [FIFO] removes keys, on
+// Delete, and it is not on an informer's path.
+func (q *keyQueue) remove(key string) int {
+	i := slices.Index(q.queued(), key)
+	if i < 0 {
+		return -1
+	}
+	at := q.head + i
+	copy(q.keys[at:], q.keys[at+1:])
+	q.keys[len(q.keys)-1] = ""
+	q.keys = q.keys[:len(q.keys)-1]
+	q.restartIfEmpty()
+	return i
+}
+
+// restartIfEmpty moves an empty queue back to the front of its memory, and
+// lets a big one go.
+func (q *keyQueue) restartIfEmpty() {
+	if q.head < len(q.keys) {
+		return
+	}
+	q.keys, q.head = q.keys[:0], 0
+	if cap(q.keys) > shrinkAbove {
+		q.keys = nil
+	}
 }

@@ -57,12 +57,15 @@ var list = groups(
 		"builds a RealFIFO literal with its private keyFunc",
 		"TestRealFIFO_KeyOf"),
 
-	// fifo_test.go: the classic FIFO. Its Pop helper is used by the
-	// DeltaFIFO tests, so the file stays and its tests go.
-	group(tc, "fifo_test.go", leftOut,
-		"tests the classic FIFO, which informerlab leaves out (docs/mapping.md)",
-		"TestFIFO_basic", "TestFIFO_addUpdate", "TestFIFO_addReplace", "TestFIFO_detectLineJumpers",
-		"TestFIFO_HasSynced", "TestFIFO_PopShouldUnblockWhenClosed"),
+	// fifo_test.go
+	group(tc, "fifo_test.go", private,
+		"the test file's helpers over the classic FIFO's private items and lock; the shim gives List, Get and GetByKey, which the remaining tests call, through the public Queued and KeyOf, and ListKeys is public",
+		"FIFO.List", "FIFO.ListKeys", "FIFO.Get", "FIFO.GetByKey"),
+
+	// heap_test.go
+	group(tc, "heap_test.go", private,
+		"reads the Heap's private heapData directly (len(h.data.items), h.data.items[key].obj and .index, h.data.queue[0], h.data.Len()); informerlab's deltafifo/heap_test.go walks the same steps (AddIfNotPresent keeping the held object, Delete at the head, the tail and of a missing key, Update moving an object to the head and back) checking the heap invariant after every one",
+		"TestHeap_AddIfNotPresent", "TestHeap_Delete", "TestHeap_Update"),
 
 	// shared_informer_test.go
 	group(tc, "shared_informer_test.go", private,
@@ -90,9 +93,6 @@ var list = groups(
 		"asserts the store to the private cache type and reads its metrics field; its informer name comes from NewInformerName, the process-wide registry informerlab leaves out",
 		"TestWithStoreMetricsDefaulting"),
 	group(tc, "store_test.go", leftOut,
-		"runs the store tests on the classic FIFO, which informerlab leaves out",
-		"TestFIFOCache"),
-	group(tc, "store_test.go", leftOut,
 		"asserts the store to TransactionStore, whose Transaction returns *TransactionError; informerlab's Store.Transaction returns error, and the *indexer.TransactionError is reached with errors.As (docs/mapping.md)",
 		"TestCacheTransactionShouldIndexErrors"),
 	group(tc, "thread_safe_store_test.go", private,
@@ -119,9 +119,6 @@ var list = groups(
 		"calls the private helpers getTypeDescriptionFromObject, getExpectedGVKFromObject or isUnsupportedTableObject",
 		"TestGetTypeDescriptionFromObject", "TestGetExpectedGVKFromObject", "TestIsUnsupportedTableObject"),
 	group(tc, "reflector_test.go", leftOut,
-		"uses the classic FIFO as the Reflector's store, which informerlab leaves out",
-		"TestReflectorListAndWatch", "TestReflectorListAndWatchWithErrors", "TestReflectorReplacesStoreOnUnsafeDelete"),
-	group(tc, "reflector_test.go", leftOut,
 		"uses FakeCustomStore, client-go's test double of a Store",
 		"TestReflectorResync"),
 	group(tc, "reflector_watchlist_test.go", private,
@@ -133,8 +130,6 @@ var list = groups(
 		"tests client-go's typed handler and informer API (TypedResourceEventHandlerFuncs, TypedSharedIndexInformer, TypedIndexer); informerlab's handlers take any and its typed view is Lister[T] (docs/mapping.md)"),
 
 	// Whole files about parts informerlab does not have, or private ones.
-	wholeFile(tc, "heap_test.go", leftOut,
-		"tests the Heap, a priority queue informerlab leaves out (docs/mapping.md)"),
 	wholeFile(tc, "expiration_cache_test.go", leftOut,
 		"tests the ExpirationCache, which informerlab leaves out (docs/mapping.md)"),
 	wholeFile(tc, "mutation_cache_test.go", leftOut,

@@ -26,8 +26,11 @@
 // exceptions are the informer's concrete type, sharedIndexInformer, named as
 // client-go's because its tests assert to it, and the unexported names
 // client-go's tests call for something informerlab has in public:
-// RealFIFO.keyOf (KeyOf, which client-go's Example calls), and the test
+// RealFIFO.keyOf (KeyOf, which client-go's Example calls), the test
 // helpers RealFIFO.getItems, DeltaFIFO.listKeys and DeltaFIFO.get (the
 // queue's contents in order: Queued and ListKeys), whose client-go versions
-// read the queues' private fields and are taken out by the list.
+// read the queues' private fields and are taken out by the list, and
+// closedMsg, the closed heap's error text, which the heap tests compare
+// with. The classic FIFO's test helpers List, Get and GetByKey are
+// exported, so they need no exception.
 package cache

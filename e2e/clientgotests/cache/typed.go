@@ -26,36 +26,46 @@ func TypedIndexerFuncToIndexerFunc[T any](f TypedIndexFunc[T]) IndexFunc {
 
 // typedResourceEventHandler is client-go's unexported adapter, which its
 // tests build by hand: informerlab's UntypedResourceEventHandler.
+//
+//lint:ignore U1000 built by client-go's tests, laid over this package at run time
 type typedResourceEventHandler[T Object] struct {
 	handler TypedResourceEventHandler[T]
 }
 
+//lint:ignore U1000 called by client-go's tests, laid over this package at run time
 func (h *typedResourceEventHandler[T]) OnAdd(obj any, isInInitialList bool) {
 	informer.UntypedResourceEventHandler(h.handler).OnAdd(obj, isInInitialList)
 }
 
+//lint:ignore U1000 called by client-go's tests, laid over this package at run time
 func (h *typedResourceEventHandler[T]) OnUpdate(oldObj, newObj any) {
 	informer.UntypedResourceEventHandler(h.handler).OnUpdate(oldObj, newObj)
 }
 
+//lint:ignore U1000 called by client-go's tests, laid over this package at run time
 func (h *typedResourceEventHandler[T]) OnDelete(obj any) {
 	informer.UntypedResourceEventHandler(h.handler).OnDelete(obj)
 }
 
 // typedIndexer is client-go's unexported typed indexer, which its tests
 // build by hand: informerlab's NewTypedIndexer.
+//
+//lint:ignore U1000 built by client-go's tests, laid over this package at run time
 type typedIndexer[T any] struct {
 	Indexer
 }
 
+//lint:ignore U1000 called by client-go's tests, laid over this package at run time
 func (i typedIndexer[T]) TypedIndex(indexName string, obj T) ([]T, error) {
 	return indexer.NewTypedIndexer[T](i.Indexer).TypedIndex(indexName, obj)
 }
 
+//lint:ignore U1000 called by client-go's tests, laid over this package at run time
 func (i typedIndexer[T]) ByTypedIndex(indexName, indexedValue string) ([]T, error) {
 	return indexer.NewTypedIndexer[T](i.Indexer).ByTypedIndex(indexName, indexedValue)
 }
 
+//lint:ignore U1000 called by client-go's tests, laid over this package at run time
 func (i typedIndexer[T]) AddTypedIndexers(newIndexers TypedIndexers[T]) error {
 	return indexer.NewTypedIndexer[T](i.Indexer).AddTypedIndexers(newIndexers)
 }

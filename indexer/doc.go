@@ -40,6 +40,11 @@
 // popped from an in-order queue at once, so a cache with busy readers is
 // locked once per batch, not once per object.
 //
+// [NewTypedIndexer] (typed.go) is the typed view of an Indexer, for a
+// cache whose objects all have one type T: index functions that take a T
+// ([TypedIndexers], made untyped by [TypedIndexersToIndexers]) and queries
+// that return []T. It converts at the edge and stores nothing of its own.
+//
 // [NewUndeltaStore] (undelta_store.go) is a Store that pushes its whole
 // contents to a function after every write, for a consumer that wants the
 // complete set each time rather than the changes. No informer uses it.
@@ -83,8 +88,11 @@
 //   - Transaction is a method of every Store (client-go: a separate
 //     TransactionStore interface), returns a plain error (a
 //     *TransactionError) and rejects an unknown write type.
-//   - Not implemented: transformers (the informer applies them), typed
-//     generic variants, Replace's resourceVersion tracking.
+//   - Not implemented: transformers (the informer applies them), Replace's
+//     resourceVersion tracking.
+//   - The typed layer ([TypedIndexer], [TypedIndexers], typed.go) reports
+//     an object of the wrong type as an error; client-go's type assertions
+//     panic.
 //     [LabelIndexFunc] has no client-go counterpart.
 //   - NewUndeltaStore returns a Store, not a struct with a PushFunc field,
 //     and serializes each write with its push, so pushes arrive in write

@@ -47,3 +47,9 @@ func TestOutputOfExampleMetaNamespaceKeyFunc(t *testing.T) {
 func TestOutputOfExampleNewUndeltaStore(t *testing.T) {
 	exampleoutput.Show(t, "ExampleNewUndeltaStore", ExampleNewUndeltaStore)
 }
+
+// TestOutputOfExampleNewTypedIndexer shows what ExampleNewTypedIndexer prints.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleNewTypedIndexer(t *testing.T) {
+	exampleoutput.Show(t, "ExampleNewTypedIndexer", ExampleNewTypedIndexer)
+}

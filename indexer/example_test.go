@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -178,4 +179,32 @@ func ExampleNewUndeltaStore() {
 	// now: [shop/db-1 shop/web-1]
 	// now: [shop/db-1]
 	// now: [blog/web-1]
+}
+
+// A typed view of an Indexer: the index functions take the cached type and
+// the queries return it, with no type assertions. An object of another type
+// is an error, not a panic.
+func ExampleNewTypedIndexer() {
+	type Pod = *metav1.PartialObjectMetadata
+	raw := indexer.NewIndexer(indexer.MetaNamespaceKeyFunc, indexer.TypedIndexersToIndexers(indexer.TypedIndexers[Pod]{
+		"byApp": func(p Pod) ([]string, error) { return []string{p.Labels["app"]}, nil },
+	}))
+	pods := indexer.NewTypedIndexer[Pod](raw)
+	_ = pods.Add(pod("shop", "web-1", "web"))
+	_ = pods.Add(pod("blog", "web-1", "web"))
+	_ = pods.Add(pod("shop", "db-1", "db"))
+
+	webs, _ := pods.ByTypedIndex("byApp", "web")
+	fmt.Println("app=web:", sortedNames(webs), "first is a", fmt.Sprintf("%T", webs[0]))
+
+	other := &unstructured.Unstructured{}
+	other.SetNamespace("shop")
+	other.SetName("web-2")
+	fmt.Println(pods.Add(other))
+	fmt.Println("cached:", len(pods.List()))
+
+	// Output:
+	// app=web: [blog/web-1 shop/web-1] first is a *v1.PartialObjectMetadata
+	// indexer: index "byApp": indexer: an index function for *v1.PartialObjectMetadata got a *unstructured.Unstructured (key "shop/web-2")
+	// cached: 3
 }

@@ -63,6 +63,15 @@
 //
 // [SharedInformerFactory] hands out one informer per resource, so that a
 // program shares watches and caches, and [Lister] reads a cache by type.
+// [NewTypedSharedIndexInformer] is the other typed view, for the write
+// side: handlers that get a T and a [deltafifo.DeletedObject] instead of
+// any ([TypedResourceEventHandler], typed_handler.go) and index functions
+// that take a T; Lister reads, the typed informer registers.
+//
+// [InformerName] (informer_name.go) is the process-wide registry of
+// informer names for metrics: a name is reserved once per process, and
+// under it each resource once; [WithIdentifier] names an informer by its
+// identity, [WithInformerName] every informer of a factory.
 // [WaitForCacheSync] waits for informers and registrations on their Done
 // channels, without polling; [WaitFor] does too, and logs which ones it is
 // still waiting for.
@@ -78,6 +87,8 @@
 //   - A handler that panics is logged and counted, not fatal.
 //   - When Run returns, every goroutine the informer started has exited.
 //   - Every exported type is safe for concurrent use.
+//   - The registry of InformerNames is process-wide, the package's one
+//     global state: a test that reserves a name releases it.
 //   - Objects in the cache and in notifications are shared: never mutate them.
 //   - After SetShardSelector or SetLabelSelector, the cache converges to the
 //     new selection through one relist: handlers hear OnDelete for what left
@@ -121,6 +132,17 @@
 //   - [New] reports an incomplete [Config] from Run instead of panicking
 //     on first use, and a panic in Process leaves Run only after the
 //     Reflector has stopped and the queue is closed.
+//   - The typed layer is thin and exported whole: the adapter from a typed
+//     to an untyped handler is [UntypedResourceEventHandler], for the
+//     untyped entry points too. A typed handler that gets an object of
+//     another type panics with an error naming both types, which the
+//     shared informer counts as any handler panic; its metrics are named
+//     after the typed handler, not the adapter.
+//   - Releasing an InformerName whose name has been reserved again leaves
+//     the new holder registered; client-go frees the name. An identity that
+//     is not reserved is reported by the informer it is given to (when it
+//     has metrics), not by WithResource, and there is no
+//     ResetInformerNamesForTesting: tests release what they reserve.
 //   - The queue, the logger, the name, the metrics and the Reflector's
 //     options are chosen with functional options ([WithQueue], [WithLogger],
 //     [WithName], [WithMetricsProvider], [WithReflectorOptions]) instead of an
@@ -136,7 +158,9 @@
 //	go test ./informer -run Walkthrough -v
 //
 // and the Examples in example_test.go (ExampleNewInformerWithOptions shows
-// the Informer box alone, ExampleWaitFor what WaitFor logs). docs/informer.md explains resync
+// the Informer box alone, ExampleWaitFor what WaitFor logs,
+// ExampleNewTypedSharedIndexInformer the typed views, ExampleNewInformerName
+// the registry of names). docs/informer.md explains resync
 // versus relist, tombstones and per-handler sync. Next along the pipeline:
 // package workqueue (steps 7-8).
 package informer

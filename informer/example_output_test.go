@@ -25,3 +25,16 @@ func TestOutputOfExampleNewInformerWithOptions(t *testing.T) {
 func TestOutputOfExampleWaitFor(t *testing.T) {
 	exampleoutput.Show(t, "ExampleWaitFor", ExampleWaitFor)
 }
+
+// TestOutputOfExampleNewTypedSharedIndexInformer shows what
+// ExampleNewTypedSharedIndexInformer prints.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleNewTypedSharedIndexInformer(t *testing.T) {
+	exampleoutput.Show(t, "ExampleNewTypedSharedIndexInformer", ExampleNewTypedSharedIndexInformer)
+}
+
+// TestOutputOfExampleNewInformerName shows what ExampleNewInformerName prints.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleNewInformerName(t *testing.T) {
+	exampleoutput.Show(t, "ExampleNewInformerName", ExampleNewInformerName)
+}

@@ -208,3 +208,113 @@ func ExampleWaitFor() {
 	// level=INFO msg="informer: timed out waiting" for=caches cause="context deadline exceeded" instances=[InformerSynced]
 	// synced: false
 }
+
+// A typed view of an informer: the handler gets *unstructured.Unstructured
+// (any typed object works the same way) and a DeletedObject on delete, the
+// index function takes one too, with no type assertions. The Lister is the
+// other typed view of the same informer, for reading.
+func ExampleNewTypedSharedIndexInformer() {
+	srv := fakeapi.New(fakeapi.Options{})
+	defer srv.Close()
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	configMaps := srv.Resource(gvr).Namespace("demo")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, name := range []string{"blue", "green"} {
+		cm := &unstructured.Unstructured{}
+		cm.SetAPIVersion("v1")
+		cm.SetKind("ConfigMap")
+		cm.SetName(name)
+		cm.SetLabels(map[string]string{"team": "web"})
+		if _, err := configMaps.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			panic(err)
+		}
+	}
+
+	type ConfigMap = *unstructured.Unstructured
+	inf := informer.NewSharedIndexInformer(configMaps, nil, 0, nil, informer.WithLogger(slog.New(slog.DiscardHandler)))
+	typed := informer.NewTypedSharedIndexInformer[ConfigMap](inf)
+	if err := typed.AddTypedIndexers(indexer.TypedIndexers[ConfigMap]{
+		"byTeam": func(cm ConfigMap) ([]string, error) { return []string{cm.GetLabels()["team"]}, nil },
+	}); err != nil {
+		panic(err)
+	}
+	events := make(chan string, 10)
+	reg, err := typed.AddTypedEventHandler(informer.TypedResourceEventHandlerFuncs[ConfigMap]{
+		AddFunc: func(cm ConfigMap) { events <- "add " + cm.GetName() },
+		DeleteFunc: func(d deltafifo.DeletedObject[ConfigMap]) {
+			events <- "delete " + d.GetKey() // a key even for a tombstone
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		typed.Run(ctx) // the typed view is the informer
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	if !informer.WaitForCacheSync(ctx, typed, reg) {
+		panic("not synced")
+	}
+	initial := []string{<-events, <-events}
+	sort.Strings(initial)
+	fmt.Println(initial)
+
+	web, _ := typed.GetTypedIndexer().ByTypedIndex("byTeam", "web")
+	fmt.Println("team web:", len(web), "ConfigMaps")
+	if err := configMaps.Delete(ctx, "blue", metav1.DeleteOptions{}); err != nil {
+		panic(err)
+	}
+	fmt.Println(<-events)
+	lister := informer.NewLister[ConfigMap](inf.GetIndexer(), gvr.GroupResource())
+	green, _ := lister.Namespace("demo").Get("green")
+	fmt.Println("lister:", green.GetName())
+
+	// Output:
+	// [add blue add green]
+	// team web: 2 ConfigMaps
+	// delete demo/blue
+	// lister: green
+}
+
+// An InformerName is reserved once per process; under it each resource is
+// reserved once, and only a reserved identity records metrics. Release
+// gives the name back.
+func ExampleNewInformerName() {
+	pods := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	name, err := informer.NewInformerName("example-controller-manager")
+	if err != nil {
+		panic(err)
+	}
+	_, err = informer.NewInformerName("example-controller-manager")
+	fmt.Println(err)
+
+	first := name.WithResource(pods)
+	second := name.WithResource(pods)
+	fmt.Println(first, "reserved:", first.Reserved())
+	fmt.Println("a second informer of pods reserved:", second.Reserved())
+
+	// An informer named by its identity; informer.WithInformerName does the
+	// same for every informer of a factory.
+	inf := informer.NewSharedIndexInformer(nil, nil, 0, nil, informer.WithIdentifier(first))
+	fmt.Println(inf.Name())
+
+	name.Release()
+	fmt.Println("after Release:", first.Reserved())
+	again, err := informer.NewInformerName("example-controller-manager")
+	fmt.Println("reserved again:", err == nil)
+	again.Release()
+
+	// Output:
+	// informer: informer name "example-controller-manager" is already registered
+	// example-controller-manager /v1, Resource=pods reserved: true
+	// a second informer of pods reserved: false
+	// SharedIndexInformer example-controller-manager /v1, Resource=pods
+	// after Release: false
+	// reserved again: true
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -57,6 +58,7 @@ type factoryConfig struct {
 	customResync   map[schema.GroupVersionResource]time.Duration
 	transform      deltafifo.TransformFunc
 	informerOption []Option
+	informerName   *InformerName
 }
 
 // FactoryOption configures a SharedInformerFactory.
@@ -88,6 +90,17 @@ func WithTransform(transform deltafifo.TransformFunc) FactoryOption {
 // to every informer the factory creates.
 func WithInformerOptions(opts ...Option) FactoryOption {
 	return func(c *factoryConfig) { c.informerOption = append(c.informerOption, opts...) }
+}
+
+// WithInformerName names every informer of the factory under n: each gets
+// [WithIdentifier] of n.WithResource(its resource), after the options of
+// WithInformerOptions. The factory makes one informer per resource, so each
+// identity is reserved unless something else took the same resource under n.
+// The factory does not release n; its owner does.
+//
+// client-go: informers.WithInformerName.
+func WithInformerName(n *InformerName) FactoryOption {
+	return func(c *factoryConfig) { c.informerName = n }
 }
 
 // NewSharedInformerFactory returns a factory whose informers get their
@@ -158,8 +171,12 @@ func (f *SharedInformerFactory) ForResource(gvr schema.GroupVersionResource, exa
 	if r, ok := f.cfg.customResync[gvr]; ok {
 		resync = r
 	}
+	opts := f.cfg.informerOption
+	if n := f.cfg.informerName; n != nil {
+		opts = append(slices.Clip(opts), WithIdentifier(n.WithResource(gvr)))
+	}
 	inf := NewSharedIndexInformer(lw, exampleObject, resync,
-		indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc}, f.cfg.informerOption...)
+		indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc}, opts...)
 	if f.cfg.transform != nil {
 		if err := inf.SetTransform(f.cfg.transform); err != nil {
 			return nil, err

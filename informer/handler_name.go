@@ -12,7 +12,9 @@ import (
 // qualifier, "example.com/app.(*controller)", when they all come from one
 // place; otherwise their full names joined by "+"), any other handler by
 // its package path and type name. Methods and closures of one type thus
-// share a name; so do two handlers of one type.
+// share a name; so do two handlers of one type. A typed handler (see
+// [UntypedResourceEventHandler]) is named in the same way after itself, not
+// after the adapter around it.
 //
 // client-go: tools/cache nameForHandler (event_handler_name.go).
 func nameForHandler(handler ResourceEventHandler) string {
@@ -27,8 +29,22 @@ func nameForHandler(handler ResourceEventHandler) string {
 				return name
 			}
 		}
+	case typedHandlerName:
+		return h.handlerName()
 	default:
-		t := reflect.TypeOf(handler)
+		return nameForType(handler)
+	}
+	return fmt.Sprintf("%T", handler)
+}
+
+// typedHandlerName is a handler that names itself after what it wraps: the
+// adapter of [UntypedResourceEventHandler].
+type typedHandlerName interface{ handlerName() string }
+
+// nameForType names v by its package path and type name, or as %T prints
+// it when the type has no name.
+func nameForType(v any) string {
+	if t := reflect.TypeOf(v); t != nil {
 		if t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
@@ -39,7 +55,7 @@ func nameForHandler(handler ResourceEventHandler) string {
 			return t.PkgPath() + "." + t.Name()
 		}
 	}
-	return fmt.Sprintf("%T", handler)
+	return fmt.Sprintf("%T", v)
 }
 
 // nameForFunctions is the common qualifier of the non-nil functions' names

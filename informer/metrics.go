@@ -48,8 +48,31 @@ func WithMetricsProvider(p MetricsProvider) Option {
 // default is the Reflector's name if WithReflectorOptions gives one, else
 // the kind of object watched ("/v1, Kind=ConfigMap" for an Unstructured,
 // the Go type otherwise).
+//
+// WithName and [WithIdentifier] both name the informer; the later one given
+// wins.
 func WithName(name string) Option {
-	return func(o *options) { o.name = name }
+	return func(o *options) { o.name, o.identifier = name, nil }
+}
+
+// WithIdentifier names the informer by its identity under a process-wide
+// [InformerName]: id.String(), the name and the resource, so that two
+// informers of one InformerName record metrics under different names. An
+// identity with no name leaves the informer its default name. If id is not
+// reserved when the informer is built (the zero value, a second informer of
+// the same name and resource, or one whose InformerName was released), the
+// informer records no metrics, as client-go publishes none for it: a
+// MetricsProvider given with it is not used, and the informer logs so.
+//
+// client-go: tools/cache.SharedIndexInformerOptions.Identifier.
+func WithIdentifier(id InformerNameAndResource) Option {
+	return func(o *options) {
+		o.identifier = &id
+		o.name = ""
+		if id.Name() != "" {
+			o.name = id.String()
+		}
+	}
 }
 
 // informerName is the name WithName documents.

@@ -87,6 +87,7 @@ type options struct {
 	mutationReport   func(CacheMutation)
 	metrics          MetricsProvider
 	name             string
+	identifier       *InformerNameAndResource // set by WithIdentifier
 }
 
 // WithQueue chooses the queue; the default is [QueueDeltaFIFO].

@@ -185,6 +185,11 @@ func NewSharedIndexInformer(lw reflector.ListerWatcher, exampleObject runtime.Ob
 	if o.logger == nil {
 		o.logger = slog.Default()
 	}
+	if id := o.identifier; id != nil && !id.Reserved() && (o.metrics != nil || o.reflector.MetricsProvider != nil) {
+		o.logger.Error("informer: the informer's identity is not reserved (a second informer of its name and resource?); its metrics will not be recorded",
+			"informerName", id.Name(), "resource", id.GroupVersionResource().String())
+		o.metrics, o.reflector.MetricsProvider = nil, nil
+	}
 	defaultResync = max(defaultResync, 0)
 	s := &sharedIndexInformer{
 		lw:                              lw,

@@ -90,7 +90,7 @@ var list = groups(
 		"needs the store option WithTransformer; informerlab transforms in one place, the queue (deltafifo.Options.Transformer), before anything is cached (docs/mapping.md)",
 		"TestCacheWithTransformer"),
 	group(tc, "store_test.go", private,
-		"asserts the store to the private cache type and reads its metrics field; its informer name comes from NewInformerName, the process-wide registry informerlab leaves out",
+		"asserts the store to the private cache type and reads its metrics field",
 		"TestWithStoreMetricsDefaulting"),
 	group(tc, "store_test.go", leftOut,
 		"asserts the store to TransactionStore, whose Transaction returns *TransactionError; informerlab's Store.Transaction returns error, and the *indexer.TransactionError is reached with errors.As (docs/mapping.md)",
@@ -125,17 +125,11 @@ var list = groups(
 		"reads the Reflector's private useWatchList, expectedType or expectedGVK, or calls the private handleListWatch or newInitialEventsEndBookmarkTickerInternal",
 		"TestNewReflectorWithDisablementWatchList", "TestInitialEventsEndBookmarkTicker", "TestWatchListResourceVersion"),
 
-	// typed_test.go: client-go's generic handler and informer API.
-	wholeFile(tc, "typed_test.go", leftOut,
-		"tests client-go's typed handler and informer API (TypedResourceEventHandlerFuncs, TypedSharedIndexInformer, TypedIndexer); informerlab's handlers take any and its typed view is Lister[T] (docs/mapping.md)"),
-
 	// Whole files about parts informerlab does not have, or private ones.
 	wholeFile(tc, "expiration_cache_test.go", leftOut,
 		"tests the ExpirationCache, which informerlab leaves out (docs/mapping.md)"),
 	wholeFile(tc, "mutation_cache_test.go", leftOut,
 		"tests the MutationCache, which informerlab leaves out (docs/mapping.md)"),
-	wholeFile(tc, "identity_test.go", leftOut,
-		"tests InformerName, client-go's process-wide registry of informer names for metrics; informerlab names an informer with WithName"),
 	wholeFile(tc, "retry_with_deadline_test.go", private,
 		"tests the unexported retryWithDeadline through NewRetryWithDeadline on a fake clock; informerlab's reflector/internal_error_test.go checks the same window rule"),
 	wholeFile(tc, "reflector_data_consistency_detector_test.go", private,

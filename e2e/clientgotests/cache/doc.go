@@ -20,6 +20,12 @@
 //   - the informers' queue: INFORMERLAB_CLIENTGO_QUEUE (deltafifo, realfifo,
 //     atomic) chooses it, so that the same tests run on all three.
 //
+// client-go's typed tests build its unexported typed adapters by hand, so
+// typedResourceEventHandler and typedIndexer are here under those names,
+// forwarding to informerlab's UntypedResourceEventHandler and
+// NewTypedIndexer (typed.go); ResetInformerNamesForTesting releases the
+// InformerNames reserved through this package (identity.go).
+//
 // Nothing here decides behaviour: every call lands in informerlab. The
 // unexported names all start with "shim" so that they never collide with
 // the helpers of client-go's test files, which share this package; the

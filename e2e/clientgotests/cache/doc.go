@@ -29,5 +29,7 @@
 // RealFIFO.keyOf (KeyOf, which client-go's Example calls), and the test
 // helpers RealFIFO.getItems, DeltaFIFO.listKeys and DeltaFIFO.get (the
 // queue's contents in order: Queued and ListKeys), whose client-go versions
-// read the queues' private fields and are taken out by the list.
+// read the queues' private fields and are taken out by the list; and
+// mutationCache with its field mutationCache, which client-go's
+// MutationCache tests assert to and read (mutation.go).
 package cache

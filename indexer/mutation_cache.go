@@ -11,7 +11,8 @@ import (
 )
 
 // MutationCache lets a controller read its own writes before the informer's
-// cache has them. It is safe for concurrent use.
+// cache has them. It is safe for concurrent use. Make one with
+// [NewIntegerResourceVersionMutationCache]; the zero value is not usable.
 //
 // The problem it answers is the stale cache, which every controller meets:
 // a controller writes an object to the API server, and the server's answer
@@ -43,8 +44,8 @@ import (
 // my create yet" from "it was created and then deleted". With IncludeAdds it
 // is shown, which is right for a create the informer has not yet seen, and
 // wrong for up to the TTL if the object was deleted before the informer
-// listed it (no delete event then reaches OnDelete): a caller that includes
-// adds checks, after the TTL, that what it created still exists.
+// ever saw it (no delete event then reaches OnDelete): a caller that
+// includes adds checks, after the TTL, that what it created still exists.
 //
 // It compares resourceVersions as apimachinery's
 // resourceversion.CompareResourceVersion does: decimal integers of one

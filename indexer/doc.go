@@ -49,6 +49,19 @@
 // contents to a function after every write, for a consumer that wants the
 // complete set each time rather than the changes. No informer uses it.
 //
+// Two caches sit beside the informer's and forget on purpose; a controller
+// builds them next to its informer:
+//
+//   - [NewTTLStore] and [NewExpirationStore] (expiration_cache.go,
+//     expiration_store.go) return a Store whose entries expire by an
+//     [ExpirationPolicy], checked lazily on every read: for expectations
+//     that must age out, or a cache of lookups.
+//   - [MutationCache] (mutation_cache.go, mutation_events.go,
+//     recent_writes.go) is an overlay on the informer's cache that returns a
+//     controller's own writes until the informer's cache has caught up with
+//     them (compared by resourceVersion): the answer to the stale read after
+//     a write, with an LRU and a TTL so it only bridges a watch event's travel.
+//
 // # Guarantees
 //
 //   - Every method of ThreadSafeStore, Store, Indexer and Lister is safe for
@@ -66,6 +79,13 @@
 //     object filed under that value; every stored object is in every index.
 //   - Objects are never copied. Everything returned is the cached object,
 //     shared with every reader: never modify it; DeepCopy first.
+//   - An expiration store never returns an object whose entry has expired;
+//     it reports each expired entry once (WithExpiredFunc), and never removes
+//     an entry written after the read that found the old one expired.
+//   - A MutationCache returns, for each key, the newer of the backing
+//     store's object and the controller's written copy; a written copy is
+//     kept at most the TTL, and never wins against an object whose
+//     resourceVersion cannot be compared. It is safe for concurrent use.
 //
 // # Differences from client-go
 //
@@ -99,6 +119,18 @@
 //     order and the last one is the current contents; client-go may push
 //     the same contents twice, or an older state last. It also pushes once
 //     after a Transaction.
+//   - The expiration store (client-go: expiration_cache.go) is returned as a
+//     Store, decides on an entry without a lock and removes it only if it is
+//     still stored (compare and delete), leaves expired entries out of
+//     ListKeys, has Transaction, and takes its clock and an expiry report as
+//     options (client-go: only through NewFakeExpirationStore).
+//   - MutationCache (client-go: mutation_cache.go) is a struct with one
+//     constructor taking MutationCacheOptions and no logger. Its Mutation,
+//     OnAddOrUpdate and OnDelete return an error for bad input (client-go
+//     logs it, or panics on a non-integer resourceVersion). With IncludeAdds,
+//     GetByKey keeps returning a created object until the store has it
+//     (client-go forgets it after one read); ByIndex files a written copy
+//     under its own indexed values. Keys lists what it remembers.
 //
 // # Read next
 //

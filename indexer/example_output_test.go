@@ -53,3 +53,17 @@ func TestOutputOfExampleNewUndeltaStore(t *testing.T) {
 func TestOutputOfExampleNewTypedIndexer(t *testing.T) {
 	exampleoutput.Show(t, "ExampleNewTypedIndexer", ExampleNewTypedIndexer)
 }
+
+// TestOutputOfExampleNewTTLStore shows what ExampleNewTTLStore prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleNewTTLStore(t *testing.T) {
+	exampleoutput.Show(t, "ExampleNewTTLStore", ExampleNewTTLStore)
+}
+
+// TestOutputOfExampleMutationCache shows what ExampleMutationCache prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleMutationCache(t *testing.T) {
+	exampleoutput.Show(t, "ExampleMutationCache", ExampleMutationCache)
+}

@@ -3,6 +3,7 @@ package indexer_test
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -207,4 +208,77 @@ func ExampleNewTypedIndexer() {
 	// app=web: [blog/web-1 shop/web-1] first is a *v1.PartialObjectMetadata
 	// indexer: index "byApp": indexer: an index function for *v1.PartialObjectMetadata got a *unstructured.Unstructured (key "shop/web-2")
 	// cached: 3
+}
+
+// expectation is what a controller remembers after creating Pods for an
+// owner: how many add events it still waits for.
+type expectation struct {
+	owner string
+	adds  int
+}
+
+// manualClock is a Clock the Example moves by hand.
+type manualClock struct{ now time.Time }
+
+func (c *manualClock) Now() time.Time { return c.now }
+
+// A TTL store forgets its entries a while after they were written. Here it
+// holds a controller's expectations: after creating three Pods for an owner
+// it waits for their add events before acting on that owner again, but an
+// add that never comes (the create failed on the server) must not block the
+// owner for ever. The clock is handed in to make the Example exact; a real
+// controller leaves it out.
+func ExampleNewTTLStore() {
+	clock := &manualClock{now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	byOwner := func(obj any) (string, error) { return obj.(*expectation).owner, nil }
+	expectations := indexer.NewTTLStore(byOwner, 5*time.Minute, indexer.WithClock(clock))
+
+	_ = expectations.Add(&expectation{owner: "shop/web", adds: 3})
+	clock.now = clock.now.Add(time.Minute)
+	got, exists, _ := expectations.GetByKey("shop/web")
+	fmt.Println("after 1m: waiting for", got.(*expectation).adds, "adds:", exists)
+
+	clock.now = clock.now.Add(5 * time.Minute)
+	_, exists, _ = expectations.GetByKey("shop/web")
+	fmt.Println("after 6m: still waiting:", exists)
+	// Output:
+	// after 1m: waiting for 3 adds: true
+	// after 6m: still waiting: false
+}
+
+// A MutationCache lets a controller read its own write before the
+// informer's cache has it: the cache is stale until the watch event of the
+// write arrives, and the overlay returns the newer copy, compared by
+// resourceVersion, until then.
+func ExampleMutationCache() {
+	informerCache := indexer.NewIndexer(indexer.MetaNamespaceKeyFunc, nil)
+	mc := indexer.NewIntegerResourceVersionMutationCache(informerCache, indexer.MutationCacheOptions{})
+	_ = informerCache.Add(versioned(pod("shop", "web-1", "web"), "5"))
+
+	// The controller relabels the pod; the API server answers at resourceVersion 6.
+	answer := versioned(pod("shop", "web-1", "api"), "6")
+	_ = mc.Mutation(answer)
+	show := func(when string) {
+		cached, _, _ := informerCache.GetByKey("shop/web-1")
+		got, _, _ := mc.GetByKey("shop/web-1")
+		fmt.Printf("%s: informer cache app=%s, mutation cache app=%s\n", when,
+			cached.(*metav1.PartialObjectMetadata).Labels["app"], got.(*metav1.PartialObjectMetadata).Labels["app"])
+	}
+	show("before the watch event")
+
+	// The watch event arrives; the informer's handler tells the overlay.
+	_ = informerCache.Update(answer)
+	_ = mc.OnAddOrUpdate(answer)
+	show("after the watch event")
+	fmt.Println("writes not yet seen by the informer:", mc.Keys())
+	// Output:
+	// before the watch event: informer cache app=web, mutation cache app=api
+	// after the watch event: informer cache app=api, mutation cache app=api
+	// writes not yet seen by the informer: []
+}
+
+// versioned sets the resourceVersion the API server would have given obj.
+func versioned(obj *metav1.PartialObjectMetadata, rv string) *metav1.PartialObjectMetadata {
+	obj.ResourceVersion = rv
+	return obj
 }

@@ -137,3 +137,45 @@ func (c *cache) checkInvariants() error {
 	}
 	return nil
 }
+
+// checkInvariants checks the inner cache, then that every entry wraps a
+// non-nil object whose key, by the caller's KeyFunc, is the entry's Key.
+func (c *expirationCache) checkInvariants() error {
+	if err := c.entries.checkInvariants(); err != nil {
+		return err
+	}
+	for _, item := range c.entries.store.List() {
+		entry, ok := item.(*TimestampedEntry)
+		if !ok {
+			return fmt.Errorf("expiration store holds a %T, not a *TimestampedEntry", item)
+		}
+		if entry.Obj == nil {
+			return fmt.Errorf("entry %q holds a nil object", entry.Key)
+		}
+		if key, err := c.keyFunc(entry.Obj); err != nil || key != entry.Key {
+			return fmt.Errorf("entry %q holds an object keyed %q (%v)", entry.Key, key, err)
+		}
+	}
+	return nil
+}
+
+// checkInvariants checks the overlay's LRU, then that each written copy is
+// remembered under its key with its resourceVersion and uid.
+func (c *MutationCache) checkInvariants() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.writes.checkInvariants(); err != nil {
+		return err
+	}
+	for el := c.writes.order.Front(); el != nil; el = el.Next() {
+		rec := el.Value.(*recentWrite)
+		if rec.deleted() {
+			continue
+		}
+		key, m, err := identify(rec.obj)
+		if err != nil || key != rec.key || m.GetResourceVersion() != rec.rv || m.GetUID() != rec.uid {
+			return fmt.Errorf("mutation cache: record %q at resourceVersion %q does not match its object (%v)", rec.key, rec.rv, err)
+		}
+	}
+	return nil
+}

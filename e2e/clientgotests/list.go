@@ -118,18 +118,11 @@ var list = groups(
 	group(tc, "reflector_test.go", private,
 		"calls the private helpers getTypeDescriptionFromObject, getExpectedGVKFromObject or isUnsupportedTableObject",
 		"TestGetTypeDescriptionFromObject", "TestGetExpectedGVKFromObject", "TestIsUnsupportedTableObject"),
-	group(tc, "reflector_test.go", leftOut,
-		"uses FakeCustomStore, client-go's test double of a Store",
-		"TestReflectorResync"),
 	group(tc, "reflector_watchlist_test.go", private,
 		"reads the Reflector's private useWatchList, expectedType or expectedGVK, or calls the private handleListWatch or newInitialEventsEndBookmarkTickerInternal",
 		"TestNewReflectorWithDisablementWatchList", "TestInitialEventsEndBookmarkTicker", "TestWatchListResourceVersion"),
 
 	// Whole files about parts informerlab does not have, or private ones.
-	wholeFile(tc, "expiration_cache_test.go", leftOut,
-		"tests the ExpirationCache, which informerlab leaves out (docs/mapping.md)"),
-	wholeFile(tc, "mutation_cache_test.go", leftOut,
-		"tests the MutationCache, which informerlab leaves out (docs/mapping.md)"),
 	wholeFile(tc, "retry_with_deadline_test.go", private,
 		"tests the unexported retryWithDeadline through NewRetryWithDeadline on a fake clock; informerlab's reflector/internal_error_test.go checks the same window rule"),
 	wholeFile(tc, "reflector_data_consistency_detector_test.go", private,
@@ -140,6 +133,11 @@ var list = groups(
 		"reads the private unSupportedWatchListSemantics of ToListWatcherWithWatchListSemantics"),
 	wholeFile(tc, "mutation_detector_test.go", private,
 		"builds the private defaultCacheMutationDetector and reads its private fields; informerlab's informer/mutation_detector_test.go checks its detector"),
+
+	// Run, with one retry alone: bounds on real elapsed time.
+	group(tc, "reflector_test.go", wallClock,
+		"runs a Reflector with a custom backoff against a failing ListerWatcher and checks the real time of each retry within a few milliseconds; on a loaded machine a retry can come 4 ms late",
+		"TestNewReflectorWithCustomBackoff"),
 
 	// Expected failures: deliberate differences, each explained in the docs.
 	group(tc, "delta_fifo_test.go", differs,

@@ -35,8 +35,10 @@
 // RealFIFO.keyOf (KeyOf, which client-go's Example calls), the test
 // helpers RealFIFO.getItems, DeltaFIFO.listKeys and DeltaFIFO.get (the
 // queue's contents in order: Queued and ListKeys), whose client-go versions
-// read the queues' private fields and are taken out by the list, and
+// read the queues' private fields and are taken out by the list;
 // closedMsg, the closed heap's error text, which the heap tests compare
-// with. The classic FIFO's test helpers List, Get and GetByKey are
-// exported, so they need no exception.
+// with; and mutationCache with its field mutationCache, which client-go's
+// MutationCache tests assert to and read (mutation.go). The classic FIFO's
+// test helpers List, Get and GetByKey are exported, so they need no
+// exception.
 package cache

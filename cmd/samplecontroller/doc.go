@@ -22,10 +22,11 @@
 //  3. samplecontroller.New wires the Foo controller (and with
 //     --simulate-deployments the DeploymentSimulator, which stands in for
 //     kube-controller-manager). With --ring, Options.Shard makes it a
-//     replica: a sharding.Member takes and renews bucket Leases,
+//     replica: a sharding.Member renews its member Lease, takes and
+//     releases bucket Leases as the ring moves them,
 //     widens the Foo informer's shard selector as it gains buckets, and a
 //     guard runs a Foo's Reconcile only while its bucket is held and was
-//     renewed within --renew-deadline.
+//     confirmed within --renew-deadline.
 //  4. It runs until SIGINT or SIGTERM, then stops gracefully: the member
 //     stops admitting its buckets' Foos, waits for their reconciles to end
 //     and releases its Leases, so the other replicas take them at once. A

@@ -104,6 +104,16 @@
 // prints. [API] chooses the server: fakeapi in-process, fakeapi or a real
 // cluster over HTTP; typed or unstructured handles both work.
 //
+// # Running leader-elected
+//
+// With Options.Leader ([LeaderOptions]) the controller is one of several
+// replicas that compete for one Lease (its Manager's leader election):
+// every replica runs the cache, the one holding the Lease runs the Foo
+// controller and the simulator, and when it dies another takes the Lease
+// after LeaseDuration and carries on from a cache that is already full.
+// With Warmup the standbys also start the controllers' sources, so their
+// queues are full too.
+//
 // # Running sharded
 //
 // With Options.Shard ([ShardOptions]) the controller is one replica of a

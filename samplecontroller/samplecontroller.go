@@ -104,6 +104,12 @@ type Options struct {
 	// (see "Running sharded" in the package documentation). nil runs one
 	// replica that does everything.
 	Shard *ShardOptions
+
+	// Leader, when set, makes this controller one of several replicas of
+	// which the one holding a Lease reconciles and the others stand by
+	// (see [LeaderOptions]). It cannot be combined with Shard. nil runs
+	// at once.
+	Leader *LeaderOptions
 }
 
 // SampleController runs the Foo controller (and, if asked, the
@@ -141,6 +147,11 @@ func New(api API, opts Options) (*SampleController, error) {
 	}
 	scheme := NewScheme()
 	typed := typedAPI(api, scheme)
+	le, err := leaderElection(api, opts.Leader, opts)
+	if err != nil {
+		return nil, err
+	}
+	warmup := opts.Leader != nil && opts.Leader.Warmup
 	mgr, err := manager.New(manager.Options{
 		// The informers list and watch through these handles; with them the
 		// Manager can also write Events (GetEventRecorderFor).
@@ -152,6 +163,9 @@ func New(api API, opts Options) (*SampleController, error) {
 		Scheme:     scheme,
 		Logger:     opts.Logger,
 		Server:     opts.WebhookServer,
+		// Leader-elected, the controllers run only while this replica
+		// holds the Lease; the cache runs on every replica.
+		LeaderElection: le,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
@@ -221,7 +235,7 @@ func New(api API, opts Options) (*SampleController, error) {
 		Watches(DeploymentsGVR, &Deployment{},
 			w.handler(FooControllerName, "deployments", controller.EnqueueRequestForOwner(FooGVK.GroupKind(), controller.OnlyControllerOwner()), true),
 			w.predicate(FooControllerName, "deployments", nil, "")...).
-		WithOptions(controller.Options{RateLimiter: w.limiter(FooControllerName, limiter), Logger: opts.Logger}).
+		WithOptions(controller.Options{RateLimiter: w.limiter(FooControllerName, limiter), Logger: opts.Logger, EnableWarmup: warmup}).
 		Build(guardFoo(w.reconciler(FooControllerName, r)))
 	if err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
@@ -241,7 +255,7 @@ func New(api API, opts Options) (*SampleController, error) {
 			Watches(DeploymentsGVR, &Deployment{},
 				w.handler(SimulatorControllerName, "deployments", controller.EnqueueRequestForObject{}, false),
 				w.predicate(SimulatorControllerName, "deployments", predicate.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
-			WithOptions(controller.Options{RateLimiter: w.limiter(SimulatorControllerName, workqueue.DefaultControllerRateLimiter[controller.Request]()), Logger: opts.Logger}).
+			WithOptions(controller.Options{RateLimiter: w.limiter(SimulatorControllerName, workqueue.DefaultControllerRateLimiter[controller.Request]()), Logger: opts.Logger, EnableWarmup: warmup}).
 			Build(w.reconciler(SimulatorControllerName, s))
 		if err != nil {
 			return nil, fmt.Errorf("samplecontroller: %w", err)

@@ -43,7 +43,8 @@
 //     Foos were picked up.
 //   - --stats FILE: a JSON snapshot rewritten every 250 ms, atomically
 //     (a temporary file renamed over it): identity, held buckets, the sizes
-//     of the Foo and Deployment caches, bytes received by resource, and
+//     of the Foo and Deployment caches, whether it leads (with
+//     --leader-elect; always true otherwise), bytes received by resource, and
 //     heapLiveBytes, the heap the last garbage collection found reachable
 //     (runtime/metrics /gc/heap/live:bytes; a collection is forced when the
 //     last is two seconds old, so the figure is never staler than that).
@@ -66,9 +67,10 @@
 //
 // # Differences from client-go
 //
-// sample-controller's main.go runs one replica, or several of which one
-// leads (leader election) and the others wait. Here every replica works, on
-// its share.
+// sample-controller's main.go runs one replica. With --leader-elect this
+// one runs as controller-runtime's managers do, one leading and the others
+// standing by (--warmup: with their sources started too); with --ring every
+// replica works, on its share.
 //
 // # Read next
 //

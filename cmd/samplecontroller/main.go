@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -60,6 +63,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			LeaseDuration: cfg.leaseDur, RenewDeadline: cfg.renewDL, RetryPeriod: cfg.retryPeriod,
 		}
 	}
+	if cfg.leaderElect {
+		if cfg.identity == "" {
+			// The elector would choose one too; the journal needs it first.
+			if cfg.identity, err = defaultIdentity(); err != nil {
+				return err
+			}
+		}
+		opts.Leader = &sc.LeaderOptions{
+			Identity: cfg.identity, LeaseNamespace: cfg.leaseNS, Warmup: cfg.warmup,
+			LeaseDuration: cfg.leaseDur, RenewDeadline: cfg.renewDL, RetryPeriod: cfg.retryPeriod,
+		}
+	}
 	ctrl, err := sc.New(api, opts)
 	if err != nil {
 		return err
@@ -69,6 +84,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		identity, held, buckets = m.Identity(), m.Held, m.Buckets()
 	} else if identity == "" {
 		identity, _ = os.Hostname()
+	}
+	leading := func() bool { return true }
+	if cfg.leaderElect {
+		elected := ctrl.Manager().Elected()
+		leading = func() bool {
+			select {
+			case <-elected:
+				return true
+			default:
+				return false
+			}
+		}
 	}
 	if cfg.journal != "" {
 		if j, err = openJournal(cfg.journal, identity); err != nil {
@@ -85,10 +112,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		stats = &statsWriter{path: cfg.stats, identity: identity, buckets: buckets, held: held, foos: foos, deps: deps, bytes: counts}
+		stats = &statsWriter{path: cfg.stats, identity: identity, buckets: buckets, held: held, leading: leading, foos: foos, deps: deps, bytes: counts}
 	}
 
-	logger.Info("samplecontroller: starting", "server", ccfg.RedactedServer(), "namespace", cfg.namespace, "ring", cfg.ring, "identity", identity)
+	logger.Info("samplecontroller: starting", "server", ccfg.RedactedServer(), "namespace", cfg.namespace, "ring", cfg.ring, "leaderElect", cfg.leaderElect, "identity", identity)
 	// The stats writer outlives the controller by one snapshot: the last
 	// one shows the buckets released.
 	statsCtx, stopStats := context.WithCancel(context.Background())
@@ -125,4 +152,25 @@ func clientConfig(cfg config) (*client.Config, error) {
 		return nil, fmt.Errorf("samplecontroller: --server: %w", err)
 	}
 	return c, nil
+}
+
+// defaultIdentity is the host name, lower-cased with every other character
+// than a letter or digit as '-', then '-' and 8 random hex digits: unique
+// enough for replicas started on one host.
+func defaultIdentity() (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("samplecontroller: cannot make an identity from the host name: %w", err)
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(host) {
+		if ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	return strings.Trim(b.String(), "-") + "-" + hex.EncodeToString(suffix), nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informerlab/informerlab/client"
 	"github.com/informerlab/informerlab/fakeapi"
@@ -59,7 +60,13 @@ func TestBadCommandLinesAreUsageErrors(t *testing.T) {
 	}{
 		{nil, "give exactly one of --kubeconfig and --server"},
 		{[]string{"--server", "http://x", "--kubeconfig", "k"}, "give exactly one of --kubeconfig and --server"},
-		{[]string{"--server", "http://x", "--identity", "a"}, "--identity needs --ring"},
+		{[]string{"--server", "http://x", "--identity", "a"}, "--identity needs --ring or --leader-elect"},
+		{[]string{"--server", "http://x", "--ring", "r", "--leader-elect"}, "give at most one of --ring and --leader-elect"},
+		{[]string{"--server", "http://x", "--warmup"}, "--warmup needs --leader-elect"},
+		{[]string{"--server", "http://x", "--ring", "r", "--warmup"}, "--warmup needs --leader-elect"},
+		{[]string{"--server", "http://x", "--leader-elect", "--buckets", "4"}, "--buckets needs --ring"},
+		{[]string{"--server", "http://x", "--leader-elect", "--identity", "Host_1"}, `--identity "Host_1": it is written in a Lease`},
+		{[]string{"--server", "http://x", "--leader-elect", "--renew-deadline", "20s"}, "--renew-deadline 20s must be shorter than --lease-duration 15s"},
 		{[]string{"--server", "http://x", "--ring", "r", "--buckets", "0"}, "--buckets 0: want 1 to 1024"},
 		{[]string{"--server", "http://x", "--ring", "r", "--buckets", "100000"}, "--buckets 100000: want 1 to 1024"},
 		{[]string{"--server", "http://x", "--ring", "r", "--identity", "host_1f2e"}, `--identity "host_1f2e": it ends the Lease name r-member-host_1f2e`},
@@ -317,4 +324,90 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestLeaderElectedReplicasStandByAndTakeOverOnStop: two --leader-elect
+// --warmup processes (run in this test) over one server: the first holds
+// the Lease and reconciles every Foo; the second's stats say it stands by
+// with every Foo cached, and its journal stays empty. When the leader stops
+// it releases the Lease, and the standby's stats turn leading and its
+// journal fills.
+// Diagram: steps 1-5 on every replica, 6-9 on the leader. client-go: none; controller-runtime LeaderElection.
+func TestLeaderElectedReplicasStandByAndTakeOverOnStop(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	require.NoError(t, sc.Register(srv))
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ts.Close()
+	})
+	c, err := client.New(&client.Config{Server: ts.URL}, sc.NewScheme())
+	require.NoError(t, err)
+	for i := range 5 {
+		replicas := int32(1)
+		_, err := c.Resource(sc.FoosGVR).Namespace("ns").Create(t.Context(), &sc.Foo{
+			TypeMeta:   metav1.TypeMeta{APIVersion: sc.FooGVK.GroupVersion().String(), Kind: sc.FooGVK.Kind},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("foo-%d", i), Namespace: "ns"},
+			Spec:       sc.FooSpec{DeploymentName: fmt.Sprintf("dep-%d", i), Replicas: &replicas},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	type replica struct {
+		journal, stats string
+		cancel         context.CancelFunc
+		done           chan error
+	}
+	start := func(id string) *replica {
+		dir := t.TempDir()
+		r := &replica{journal: filepath.Join(dir, "journal"), stats: filepath.Join(dir, "stats.json"), done: make(chan error, 1)}
+		ctx, cancel := context.WithCancel(context.Background())
+		r.cancel = cancel
+		go func() {
+			r.done <- run(ctx, []string{"--server", ts.URL, "--namespace", "ns", "--simulate-deployments",
+				"--leader-elect", "--warmup", "--identity", id, "--lease-duration", "2s", "--renew-deadline", "1s", "--retry-period", "100ms",
+				"--journal", r.journal, "--stats", r.stats, "--log-level", "error"}, io.Discard, io.Discard)
+		}()
+		t.Cleanup(cancel)
+		return r
+	}
+	stop := func(r *replica) {
+		r.cancel()
+		select {
+		case err := <-r.done:
+			require.NoError(t, err)
+		case <-time.After(testDeadline):
+			t.Fatal("the replica did not stop")
+		}
+	}
+	wroteAll := func(ls []journalLine) bool {
+		wrote := map[string]bool{}
+		for _, l := range ls {
+			if l.OK && l.Writes > 0 {
+				wrote[l.Key] = true
+			}
+		}
+		return len(wrote) == 5
+	}
+
+	a := start("a")
+	waitStats(t, a.stats, func(s statsSnapshot) bool { return s.Leading && s.Foos == 5 })
+	waitJournal(t, a.journal, wroteAll)
+	b := start("b")
+	standby := waitStats(t, b.stats, func(s statsSnapshot) bool { return s.Foos == 5 && s.Deployments == 5 })
+	assert.False(t, standby.Leading, "b stands by")
+	assert.Empty(t, readJournal(t, b.journal), "a standby reconciles nothing")
+
+	// Scale every Foo while no one leads: b applies it once it leads.
+	stop(a)
+	for i := range 5 {
+		_, err := c.Resource(sc.FoosGVR).Namespace("ns").Patch(t.Context(), fmt.Sprintf("foo-%d", i), types.MergePatchType, []byte(`{"spec":{"replicas":2}}`), metav1.PatchOptions{})
+		require.NoError(t, err)
+	}
+	waitStats(t, b.stats, func(s statsSnapshot) bool { return s.Leading })
+	waitJournal(t, b.journal, wroteAll)
+	stop(b)
+	lease, err := c.Resource(sc.LeasesGVR).Namespace("ns").Get(t.Context(), sc.DefaultLeaderLease, metav1.GetOptions{})
+	require.NoError(t, err)
+	holder, _, _ := unstructured.NestedString(lease.(*unstructured.Unstructured).Object, "spec", "holderIdentity")
+	assert.Empty(t, holder, "the last leader released the Lease")
 }

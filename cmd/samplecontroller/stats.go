@@ -34,6 +34,9 @@ type statsSnapshot struct {
 	// it is not sharded); Buckets the ring's number of buckets.
 	Held    []int `json:"held"`
 	Buckets int   `json:"buckets"`
+	// Leading says whether the replica's controllers run: with
+	// --leader-elect, whether it holds the Lease; otherwise always true.
+	Leading bool `json:"leading"`
 	// Foos and Deployments are the sizes of the two informers' caches.
 	Foos        int `json:"foos"`
 	Deployments int `json:"deployments"`
@@ -117,6 +120,7 @@ type statsWriter struct {
 	identity    string
 	buckets     int
 	held        func() []int // nil when not sharded
+	leading     func() bool  // nil means always
 	foos, deps  informer.SharedIndexInformer
 	bytes       *byteCounts
 	lastGC      time.Time
@@ -162,6 +166,7 @@ func (s *statsWriter) take() statsSnapshot {
 	if s.held != nil {
 		snap.Held = s.held()
 	}
+	snap.Leading = s.leading == nil || s.leading()
 	return snap
 }
 

@@ -48,7 +48,7 @@ func BenchmarkShardedReplicas(b *testing.B) {
 		overlaps := 0
 		for k := range *benchKills {
 			d, lost, runs := killTakeover(b, procRing{bin, p.cp.KubeconfigPath, ns, fmt.Sprintf("kill-%d", k)}, c, buckets)
-			b.Logf("%s: kill %d: %d Foos taken over in %v", p.name, k, lost, d.Round(time.Millisecond))
+			b.Logf("%s: kill %d: %d Foos taken over in %v", p.name, k, len(lost), d.Round(time.Millisecond))
 			took = append(took, d)
 			overlaps += len(procOverlaps(runs))
 		}

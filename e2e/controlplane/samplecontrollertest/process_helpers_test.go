@@ -190,6 +190,7 @@ type procStats struct {
 	Time          int64            `json:"time"`
 	Held          []int            `json:"held"`
 	Buckets       int              `json:"buckets"`
+	Leading       bool             `json:"leading"`
 	Foos          int              `json:"foos"`
 	Deployments   int              `json:"deployments"`
 	BytesReceived map[string]int64 `json:"bytesReceived"`

@@ -43,7 +43,7 @@ func TestShardedReplicasAsProcessesSurviveSIGKILL(t *testing.T) {
 			took, lost, runs := killTakeover(t, procRing{bin, p.cp.KubeconfigPath, ns, "kill"}, c, buckets)
 
 			t.Logf("%s: SIGKILL of 1 of 3 replica processes (%d Foos, %d of them in its buckets; Leases %v/%v/%v): every one reconciled by a survivor %v after the kill",
-				p.name, procFoos, lost, procLeaseDuration, procRenewDeadline, procRetryPeriod, took.Round(time.Millisecond))
+				p.name, procFoos, len(lost), procLeaseDuration, procRenewDeadline, procRetryPeriod, took.Round(time.Millisecond))
 			assert.Less(t, took, procLeaseDuration+procRenewDeadline+5*time.Second, "takeover within LeaseDuration + RenewDeadline + relist and reconcile")
 			assert.Empty(t, procOverlaps(runs), "no two replicas reconcile one Foo at once")
 		})
@@ -53,10 +53,10 @@ func TestShardedReplicasAsProcessesSurviveSIGKILL(t *testing.T) {
 // killTakeover starts a ring of three processes over the Foos of r.ns,
 // waits until they have split them and every Foo is ready, SIGKILLs
 // replica-0, and waits until every Foo of its buckets has been reconciled
-// without error by a survivor. It returns that wait, how many Foos replica-0
-// had, and the merged journals; the survivors are then stopped with SIGTERM
+// without error by a survivor. It returns that wait, the keys of
+// replica-0's Foos, and the merged journals; the survivors are then stopped with SIGTERM
 // and must exit 0.
-func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[string]int) (time.Duration, int, []procRun) {
+func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[string]int) (time.Duration, []string, []procRun) {
 	tb.Helper()
 	ps := r.startN(tb, 3)
 	waitProcShares(tb, ps, buckets)
@@ -93,7 +93,7 @@ func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[strin
 	waitProcShares(tb, ps[1:], buckets)
 	ps[1].stop(tb)
 	ps[2].stop(tb)
-	return time.Duration(last - killed.UnixNano()), len(lost), journals(tb, ps)
+	return time.Duration(last - killed.UnixNano()), lost, journals(tb, ps)
 }
 
 // TestShardedReplicaPausedPastItsLeaseMakesNoWriteAfterLosingIt SIGSTOPs

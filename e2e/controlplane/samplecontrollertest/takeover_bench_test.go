@@ -1,0 +1,60 @@
+package samplecontrollertest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/informerlab/informerlab/e2e/controlplane/internal/testenv"
+	sc "github.com/informerlab/informerlab/samplecontroller"
+)
+
+// BenchmarkShardTakeover measures, on kube-apiserver with the gate on, where
+// a SIGKILLed replica's takeover time goes: three cmd/samplecontroller
+// replicas share -shard.foos Foos (Lease 4 s, renew deadline 2 s, retry
+// 500 ms), one is killed, and the survivors' journals give, for the killed
+// replica's Foos, the first reconcile by a survivor after the kill
+// (first-ms: LeaseDuration, a retry period and the relist of the widened
+// share) and the last (takeover-ms: the first plus the reconciles). The
+// issue's bound is takeover-ms ≤ LeaseDuration + 2 s.
+// It runs once whatever b.N: run it with -benchtime 1x.
+//
+//	cd e2e/controlplane && go test ./samplecontrollertest -run '^$' -bench ShardTakeover -benchtime 1x -timeout 60m -shard.foos 20000
+func BenchmarkShardTakeover(b *testing.B) {
+	bin := buildSampleController(b)
+	cp := testenv.ControlPlane(b)
+	testenv.InstallFooCRDOn(b, cp)
+	ns := testenv.NamespaceOn(b, cp)
+	c := testenv.ClientOf(b, cp, sc.NewScheme())
+	created := time.Now()
+	buckets := createFoos(b, c, ns, *benchFoos)
+	b.Logf("created %d Foos in %v", *benchFoos, time.Since(created).Round(time.Millisecond))
+
+	var took, first []time.Duration
+	for k := range *benchKills {
+		killed := time.Now()
+		d, lost, runs := killTakeover(b, procRing{bin, cp.KubeconfigPath, ns, fmt.Sprintf("take-%d", k)}, c, buckets)
+		isLost := map[string]bool{}
+		for _, key := range lost {
+			isLost[key] = true
+		}
+		earliest := time.Duration(0)
+		for _, run := range runs {
+			if run.OK && isLost[run.Key] && run.End > killed.UnixNano() {
+				if at := time.Duration(run.End - killed.UnixNano()); earliest == 0 || at < earliest {
+					earliest = at
+				}
+			}
+		}
+		b.Logf("kill %d: %d Foos taken over: the first reconciled by a survivor %v after the kill, the last %v",
+			k, len(lost), earliest.Round(time.Millisecond), d.Round(time.Millisecond))
+		took, first = append(took, d), append(first, earliest)
+	}
+	slices.Sort(took)
+	slices.Sort(first)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(took[len(took)/2]), "takeover-ms")
+	b.ReportMetric(ms(first[len(first)/2]), "first-ms")
+	b.ReportMetric(0, "ns/op")
+}

@@ -105,6 +105,12 @@ type Options struct {
 	// replica that does everything.
 	Shard *ShardOptions
 
+	// Workers is the number of workers of the Foo controller, and of the
+	// simulator: each reconciles one Foo (one Deployment) at a time, and
+	// never two workers the same one. 0 means 1, which keeps the demo's
+	// narration in one order; sample-controller runs 2.
+	Workers int
+
 	// Leader, when set, makes this controller one of several replicas of
 	// which the one holding a Lease reconciles and the others stand by
 	// (see [LeaderOptions]). It cannot be combined with Shard. nil runs
@@ -144,6 +150,9 @@ func New(api API, opts Options) (*SampleController, error) {
 		if api(gvr, opts.Namespace) == nil {
 			return nil, fmt.Errorf("samplecontroller: api returned no handle for %s", gvr.Resource)
 		}
+	}
+	if opts.Workers < 0 {
+		return nil, fmt.Errorf("samplecontroller: Workers is %d: want 0 or more", opts.Workers)
 	}
 	scheme := NewScheme()
 	typed := typedAPI(api, scheme)
@@ -235,7 +244,7 @@ func New(api API, opts Options) (*SampleController, error) {
 		Watches(DeploymentsGVR, &Deployment{},
 			w.handler(FooControllerName, "deployments", controller.EnqueueRequestForOwner(FooGVK.GroupKind(), controller.OnlyControllerOwner()), true),
 			w.predicate(FooControllerName, "deployments", nil, "")...).
-		WithOptions(controller.Options{RateLimiter: w.limiter(FooControllerName, limiter), Logger: opts.Logger, EnableWarmup: warmup}).
+		WithOptions(controller.Options{RateLimiter: w.limiter(FooControllerName, limiter), Logger: opts.Logger, EnableWarmup: warmup, MaxConcurrentReconciles: opts.Workers}).
 		Build(guardFoo(w.reconciler(FooControllerName, r)))
 	if err != nil {
 		return nil, fmt.Errorf("samplecontroller: %w", err)
@@ -255,7 +264,7 @@ func New(api API, opts Options) (*SampleController, error) {
 			Watches(DeploymentsGVR, &Deployment{},
 				w.handler(SimulatorControllerName, "deployments", controller.EnqueueRequestForObject{}, false),
 				w.predicate(SimulatorControllerName, "deployments", predicate.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
-			WithOptions(controller.Options{RateLimiter: w.limiter(SimulatorControllerName, workqueue.DefaultControllerRateLimiter[controller.Request]()), Logger: opts.Logger, EnableWarmup: warmup}).
+			WithOptions(controller.Options{RateLimiter: w.limiter(SimulatorControllerName, workqueue.DefaultControllerRateLimiter[controller.Request]()), Logger: opts.Logger, EnableWarmup: warmup, MaxConcurrentReconciles: opts.Workers}).
 			Build(w.reconciler(SimulatorControllerName, s))
 		if err != nil {
 			return nil, fmt.Errorf("samplecontroller: %w", err)
@@ -265,7 +274,7 @@ func New(api API, opts Options) (*SampleController, error) {
 }
 
 // Run runs the Manager until ctx is done: it starts both informers, waits
-// for them to sync, then starts the controllers' workers (one each), and
+// for them to sync, then starts the controllers' workers (Options.Workers each), and
 // stops them in reverse order. It returns nil when ctx ended, or the first
 // error (a cache that did not sync in time, say). A second call is an
 // error.

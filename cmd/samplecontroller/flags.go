@@ -24,6 +24,7 @@ type config struct {
 	simulate     bool
 	ring         string
 	leaderElect  bool
+	workers      int
 	warmup       bool
 	identity     string
 	buckets      int
@@ -58,6 +59,8 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		"also run the DeploymentSimulator, which reports every Deployment's replicas as available; for a server with no kube-controller-manager (fakeapi, a bare kube-apiserver), never for a real cluster")
 	fs.StringVar(&cfg.ring, "ring", "",
 		"run as one replica of the sharded ring `name`: the replicas of a ring share the Foos by bucket, each caching and reconciling only the Foos of the buckets whose Lease it holds; empty runs one replica that does everything")
+	fs.IntVar(&cfg.workers, "workers", 2,
+		"how many Foos the Foo controller reconciles at once (and Deployments the simulator), never one Foo twice at once; sample-controller runs 2")
 	fs.BoolVar(&cfg.leaderElect, "leader-elect", false,
 		"run as one of several replicas of which the one holding the Lease \""+sc.DefaultLeaderLease+"\" reconciles and the others stand by with full caches, taking over when it stops or dies; not with --ring")
 	fs.BoolVar(&cfg.warmup, "warmup", false,
@@ -99,6 +102,9 @@ func parseFlags(args []string) (config, error) {
 	}
 	if (cfg.kubeconfig == "") == (cfg.server == "") {
 		return cfg, usagef("give exactly one of --kubeconfig and --server")
+	}
+	if cfg.workers < 1 {
+		return cfg, usagef("--workers %d: want 1 or more", cfg.workers)
 	}
 	if err := cfg.logLevel.UnmarshalText([]byte(cfg.logLevelText)); err != nil {
 		return cfg, usagef("--log-level %q: want debug, info, warn or error", cfg.logLevelText)

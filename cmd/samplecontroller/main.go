@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// The journal is opened once the replica's identity is known, before
 	// anything runs: the Observer reads j only from goroutines Run starts.
 	var j *journal
-	opts := sc.Options{Namespace: cfg.namespace, DeploymentSimulator: cfg.simulate, Logger: logger}
+	opts := sc.Options{Namespace: cfg.namespace, DeploymentSimulator: cfg.simulate, Workers: cfg.workers, Logger: logger}
 	if cfg.journal != "" {
 		opts.Observer = func(e sc.Event) { j.observe(e) }
 	}

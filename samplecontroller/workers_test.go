@@ -35,7 +35,9 @@ func TestWorkersReconcileThatManyFoosAtOnce(t *testing.T) {
 		}
 		var mu sync.Mutex
 		running, most := map[string]bool{}, 0
-		api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource { return srv.Resource(gvr).Namespace(namespace) }
+		api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
+			return srv.Resource(gvr).Namespace(namespace)
+		}
 		ctrl, err := sc.New(api, sc.Options{Namespace: ns, Workers: 3, Logger: quiet,
 			Reconciler: func(*manager.Client) controller.Reconciler {
 				return controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {

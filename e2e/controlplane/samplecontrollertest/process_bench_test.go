@@ -47,7 +47,8 @@ func BenchmarkShardedReplicas(b *testing.B) {
 		var took []time.Duration
 		overlaps := 0
 		for k := range *benchKills {
-			d, lost, runs := killTakeover(b, procRing{bin, p.cp.KubeconfigPath, ns, fmt.Sprintf("kill-%d", k)}, c, buckets)
+			to := killTakeover(b, procRing{bin, p.cp.KubeconfigPath, ns, fmt.Sprintf("kill-%d", k)}, c, buckets)
+			d, lost, runs := to.took, to.lost, to.runs
 			b.Logf("%s: kill %d: %d Foos taken over in %v", p.name, k, len(lost), d.Round(time.Millisecond))
 			took = append(took, d)
 			overlaps += len(procOverlaps(runs))

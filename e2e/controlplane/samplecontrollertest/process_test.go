@@ -40,7 +40,8 @@ func TestShardedReplicasAsProcessesSurviveSIGKILL(t *testing.T) {
 			c := testenv.ClientOf(t, p.cp, sc.NewScheme())
 			buckets := createFoos(t, c, ns, procFoos)
 
-			took, lost, runs := killTakeover(t, procRing{bin, p.cp.KubeconfigPath, ns, "kill"}, c, buckets)
+			to := killTakeover(t, procRing{bin, p.cp.KubeconfigPath, ns, "kill"}, c, buckets)
+			took, lost, runs := to.took, to.lost, to.runs
 
 			t.Logf("%s: SIGKILL of 1 of 3 replica processes (%d Foos, %d of them in its buckets; Leases %v/%v/%v): every one reconciled by a survivor %v after the kill",
 				p.name, procFoos, len(lost), procLeaseDuration, procRenewDeadline, procRetryPeriod, took.Round(time.Millisecond))
@@ -50,13 +51,20 @@ func TestShardedReplicasAsProcessesSurviveSIGKILL(t *testing.T) {
 	}
 }
 
+// killResult is what killTakeover saw.
+type killResult struct {
+	killed time.Time     // when replica-0 was SIGKILLed
+	took   time.Duration // from then until its last Foo was reconciled by a survivor
+	lost   []string      // the keys of replica-0's Foos
+	runs   []procRun     // the merged journals
+}
+
 // killTakeover starts a ring of three processes over the Foos of r.ns,
 // waits until they have split them and every Foo is ready, SIGKILLs
 // replica-0, and waits until every Foo of its buckets has been reconciled
-// without error by a survivor. It returns that wait, the keys of
-// replica-0's Foos, and the merged journals; the survivors are then stopped with SIGTERM
+// without error by a survivor; the survivors are then stopped with SIGTERM
 // and must exit 0.
-func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[string]int) (time.Duration, []string, []procRun) {
+func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[string]int) killResult {
 	tb.Helper()
 	ps := r.startN(tb, 3)
 	waitProcShares(tb, ps, buckets)
@@ -93,7 +101,7 @@ func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[strin
 	waitProcShares(tb, ps[1:], buckets)
 	ps[1].stop(tb)
 	ps[2].stop(tb)
-	return time.Duration(last - killed.UnixNano()), lost, journals(tb, ps)
+	return killResult{killed: killed, took: time.Duration(last - killed.UnixNano()), lost: lost, runs: journals(tb, ps)}
 }
 
 // TestShardedReplicaPausedPastItsLeaseMakesNoWriteAfterLosingIt SIGSTOPs

@@ -33,8 +33,8 @@ func BenchmarkShardTakeover(b *testing.B) {
 
 	var took, first []time.Duration
 	for k := range *benchKills {
-		killed := time.Now()
-		d, lost, runs := killTakeover(b, procRing{bin, cp.KubeconfigPath, ns, fmt.Sprintf("take-%d", k)}, c, buckets)
+		to := killTakeover(b, procRing{bin, cp.KubeconfigPath, ns, fmt.Sprintf("take-%d", k)}, c, buckets)
+		killed, d, lost, runs := to.killed, to.took, to.lost, to.runs
 		isLost := map[string]bool{}
 		for _, key := range lost {
 			isLost[key] = true

@@ -130,7 +130,7 @@ func runShards(ctx context.Context, n *narrator, replicas int) error {
 	defer d.srv.Close()
 	d.n = n
 	n.say("informerlab demo: %d sample-controller replicas in one process share one API server through a ring of %d buckets.", replicas, d.buckets)
-	n.say("Each replica keeps a member Lease and one Lease per bucket it holds (LeaseDuration %v, RenewDeadline %v, RetryPeriod %v);", shardLeaseDuration, shardRenewDeadline, shardRetryPeriod)
+	n.say("Each replica renews a member Lease, which keeps valid every bucket whose Lease names it; a bucket Lease is written only when it changes hands (LeaseDuration %v, RenewDeadline %v, RetryPeriod %v);", shardLeaseDuration, shardRenewDeadline, shardRetryPeriod)
 	n.say("its Foo informer lists and watches only its buckets (a shard selector), and its Foo controller runs a key only while it holds the key's bucket.")
 	if err := d.start(replicas); err != nil {
 		d.stop()
@@ -312,7 +312,7 @@ func (d *shardDemo) play(ctx context.Context) error {
 	}
 	sort.Strings(orphans)
 
-	d.n.chapter(2, "a replica dies", fmt.Sprintf("%s stops without a word: its Lease renewals fail, then it stops; it releases nothing. Its buckets %v are free only when their Leases expire (LeaseDuration %v).", victim.name, lost, shardLeaseDuration))
+	d.n.chapter(2, "a replica dies", fmt.Sprintf("%s stops without a word: its Lease renewals fail, then it stops; it releases nothing. Its buckets %v are free only when its member Lease expires (LeaseDuration %v).", victim.name, lost, shardLeaseDuration))
 	killed := time.Now()
 	d.kill(victim)
 	// From here on only survivors reconcile: the victim's last Reconcile

@@ -2,18 +2,16 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informerlab/informerlab/client"
+	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/internal/cli"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
@@ -66,8 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.leaderElect {
 		if cfg.identity == "" {
 			// The elector would choose one too; the journal needs it first.
-			if cfg.identity, err = defaultIdentity(); err != nil {
-				return err
+			if cfg.identity, err = sharding.DefaultIdentity(); err != nil {
+				return fmt.Errorf("samplecontroller: %w", err)
 			}
 		}
 		opts.Leader = &sc.LeaderOptions{
@@ -152,25 +150,4 @@ func clientConfig(cfg config) (*client.Config, error) {
 		return nil, fmt.Errorf("samplecontroller: --server: %w", err)
 	}
 	return c, nil
-}
-
-// defaultIdentity is the host name, lower-cased with every other character
-// than a letter or digit as '-', then '-' and 8 random hex digits: unique
-// enough for replicas started on one host.
-func defaultIdentity() (string, error) {
-	host, err := os.Hostname()
-	if err != nil {
-		return "", fmt.Errorf("samplecontroller: cannot make an identity from the host name: %w", err)
-	}
-	var b strings.Builder
-	for _, r := range strings.ToLower(host) {
-		if ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('-')
-		}
-	}
-	suffix := make([]byte, 4)
-	_, _ = rand.Read(suffix)
-	return strings.Trim(b.String(), "-") + "-" + hex.EncodeToString(suffix), nil
 }

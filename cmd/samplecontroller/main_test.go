@@ -176,24 +176,7 @@ func TestByteCountsByResource(t *testing.T) {
 // last snapshot.
 // Diagram: steps 1-9, sharded. client-go: none.
 func TestOneReplicaJournalsStatsAndReleasesOnStop(t *testing.T) {
-	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
-	require.NoError(t, sc.Register(srv))
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		ts.Close()
-	})
-	c, err := client.New(&client.Config{Server: ts.URL}, sc.NewScheme())
-	require.NoError(t, err)
-	for i := range 5 {
-		replicas := int32(1)
-		_, err := c.Resource(sc.FoosGVR).Namespace("ns").Create(t.Context(), &sc.Foo{
-			TypeMeta:   metav1.TypeMeta{APIVersion: sc.FooGVK.GroupVersion().String(), Kind: sc.FooGVK.Kind},
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("foo-%d", i), Namespace: "ns"},
-			Spec:       sc.FooSpec{DeploymentName: fmt.Sprintf("dep-%d", i), Replicas: &replicas},
-		}, metav1.CreateOptions{})
-		require.NoError(t, err)
-	}
+	ts, c := serveFiveFoos(t)
 	dir := t.TempDir()
 	journalPath, statsPath := filepath.Join(dir, "journal"), filepath.Join(dir, "stats.json")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -335,24 +318,7 @@ func (b *syncBuffer) String() string {
 // journal fills.
 // Diagram: steps 1-5 on every replica, 6-9 on the leader. client-go: none; controller-runtime LeaderElection.
 func TestLeaderElectedReplicasStandByAndTakeOverOnStop(t *testing.T) {
-	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
-	require.NoError(t, sc.Register(srv))
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		ts.Close()
-	})
-	c, err := client.New(&client.Config{Server: ts.URL}, sc.NewScheme())
-	require.NoError(t, err)
-	for i := range 5 {
-		replicas := int32(1)
-		_, err := c.Resource(sc.FoosGVR).Namespace("ns").Create(t.Context(), &sc.Foo{
-			TypeMeta:   metav1.TypeMeta{APIVersion: sc.FooGVK.GroupVersion().String(), Kind: sc.FooGVK.Kind},
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("foo-%d", i), Namespace: "ns"},
-			Spec:       sc.FooSpec{DeploymentName: fmt.Sprintf("dep-%d", i), Replicas: &replicas},
-		}, metav1.CreateOptions{})
-		require.NoError(t, err)
-	}
+	ts, c := serveFiveFoos(t)
 	type replica struct {
 		journal, stats string
 		cancel         context.CancelFunc
@@ -411,4 +377,30 @@ func TestLeaderElectedReplicasStandByAndTakeOverOnStop(t *testing.T) {
 	require.NoError(t, err)
 	holder, _, _ := unstructured.NestedString(lease.(*unstructured.Unstructured).Object, "spec", "holderIdentity")
 	assert.Empty(t, holder, "the last leader released the Lease")
+}
+
+// serveFiveFoos serves a fakeapi with the sample resources over HTTP until
+// the test ends, with five Foos foo-0..foo-4 (Deployments dep-0..dep-4, one
+// replica each) in namespace ns, and returns it and a client of it.
+func serveFiveFoos(t *testing.T) (*httptest.Server, *client.Client) {
+	t.Helper()
+	srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+	require.NoError(t, sc.Register(srv))
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ts.Close()
+	})
+	c, err := client.New(&client.Config{Server: ts.URL}, sc.NewScheme())
+	require.NoError(t, err)
+	for i := range 5 {
+		replicas := int32(1)
+		_, err := c.Resource(sc.FoosGVR).Namespace("ns").Create(t.Context(), &sc.Foo{
+			TypeMeta:   metav1.TypeMeta{APIVersion: sc.FooGVK.GroupVersion().String(), Kind: sc.FooGVK.Kind},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("foo-%d", i), Namespace: "ns"},
+			Spec:       sc.FooSpec{DeploymentName: fmt.Sprintf("dep-%d", i), Replicas: &replicas},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	return ts, c
 }

@@ -25,6 +25,15 @@ type bucketLease struct {
 	rec   leaderelection.LeaseRecord
 }
 
+// holder is the identity the Lease names; "" when it names none or does
+// not exist (bl nil).
+func (bl *bucketLease) holder() string {
+	if bl == nil {
+		return ""
+	}
+	return bl.rec.HolderIdentity
+}
+
 // acquire writes this member as bucket b's holder: a Create if the Lease
 // does not exist yet, else an Update of the version listed, so that two
 // members racing for it cannot both succeed.

@@ -188,7 +188,7 @@ func NewMember(opts Options) (*Member, error) {
 	}
 	identity := opts.Identity
 	if identity == "" {
-		id, err := defaultIdentity()
+		id, err := DefaultIdentity()
 		if err != nil {
 			return nil, fmt.Errorf("controller: shard member: %w", err)
 		}
@@ -499,10 +499,7 @@ func (o memberObservation) live(now time.Time) bool {
 func (s *Member) noteOrphans(leases []*bucketLease, now time.Time) {
 	named := map[string]bool{}
 	for _, bl := range leases {
-		id := ""
-		if bl != nil {
-			id = bl.rec.HolderIdentity
-		}
+		id := bl.holder()
 		if id == "" || id == s.identity {
 			continue
 		}
@@ -551,11 +548,7 @@ func (s *Member) keep(ctx context.Context, b int, view *ringView, renewed bool) 
 		return false
 	}
 	bl := view.leases[b]
-	if bl == nil || bl.rec.HolderIdentity != s.identity {
-		holder := ""
-		if bl != nil {
-			holder = bl.rec.HolderIdentity
-		}
+	if holder := bl.holder(); holder != s.identity {
 		return s.lose(b, "its Lease names another holder", holder)
 	}
 	switch {
@@ -614,10 +607,7 @@ func (s *Member) lose(b int, why, holder string) bool {
 // It reports whether the held set changed.
 func (s *Member) settle(ctx context.Context, b int, view *ringView, renewed bool) bool {
 	bl := view.leases[b]
-	holder := ""
-	if bl != nil {
-		holder = bl.rec.HolderIdentity
-	}
+	holder := bl.holder()
 	if s.leaving || view.owners[b] != s.identity {
 		if holder == s.identity && s.guard.InFlight(b) == 0 {
 			if err := s.release(ctx, b, bl); err == nil {
@@ -699,9 +689,14 @@ func (s *Member) runCache(ctx context.Context) {
 	}
 }
 
-// defaultIdentity is the host name made fit to end a Lease name, then '-'
-// and 8 random hex digits.
-func defaultIdentity() (string, error) {
+// DefaultIdentity is the identity a replica takes when it is given none:
+// the host name made fit to end a Lease name (lower case, other characters
+// as '-'), then '-' and 8 random hex digits. A Member uses it for an empty
+// Options.Identity; cmd/samplecontroller uses it for --leader-elect too,
+// since its journal needs the name before the elector would choose one.
+//
+// client-go: none (tools/leaderelection's examples use the host name and a uuid).
+func DefaultIdentity() (string, error) {
 	host, err := os.Hostname()
 	if err != nil {
 		return "", fmt.Errorf("cannot make an identity from the host name: %w", err)

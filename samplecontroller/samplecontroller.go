@@ -195,8 +195,9 @@ func New(api API, opts Options) (*SampleController, error) {
 	// Foo, from its tombstone.
 	guardFoo := func(r controller.Reconciler) controller.Reconciler { return r }
 	fooHandler := func(h controller.EventHandler) controller.EventHandler { return h }
+	var admits *sharding.AdmitSource // warm: the keys of gained buckets
 	if opts.Shard != nil {
-		if sc.member, err = shard(mgr, typed, fooInformer, depInformer, opts); err != nil {
+		if sc.member, admits, err = shard(mgr, typed, fooInformer, depInformer, opts); err != nil {
 			return nil, errShard(err)
 		}
 		m, tomb := sc.member, sharding.NewTombstones()
@@ -237,13 +238,17 @@ func New(api API, opts Options) (*SampleController, error) {
 	}
 	// For(foos) and Owns(deployments), spelled out as the Watches they
 	// stand for, so that each piece can be observed.
-	sc.foo, err = builder.New(mgr).Named(FooControllerName).
+	fb := builder.New(mgr).Named(FooControllerName).
 		Watches(FoosGVR, &Foo{},
 			fooHandler(w.handler(FooControllerName, "foos", controller.EnqueueRequestForObject{}, false)),
 			w.predicate(FooControllerName, "foos", predicate.GenerationChangedPredicate{}, "GenerationChangedPredicate")...).
 		Watches(DeploymentsGVR, &Deployment{},
 			w.handler(FooControllerName, "deployments", controller.EnqueueRequestForOwner(FooGVK.GroupKind(), controller.OnlyControllerOwner()), true),
-			w.predicate(FooControllerName, "deployments", nil, "")...).
+			w.predicate(FooControllerName, "deployments", nil, "")...)
+	if admits != nil {
+		fb = fb.WatchesRawSource(admits)
+	}
+	sc.foo, err = fb.
 		WithOptions(controller.Options{RateLimiter: w.limiter(FooControllerName, limiter), Logger: opts.Logger, EnableWarmup: warmup, MaxConcurrentReconciles: opts.Workers}).
 		Build(guardFoo(w.reconciler(FooControllerName, r)))
 	if err != nil {
@@ -257,8 +262,9 @@ func New(api API, opts Options) (*SampleController, error) {
 		// simulator sees and simulates only its buckets' Deployments, and
 		// a crashed replica's are simulated by the survivor that takes
 		// its buckets. While a bucket moves, two caches may hold it for a
-		// moment; their status writes are the same, so the first wins and
-		// the other finds nothing to do (or a Conflict, and retries).
+		// moment (warm, for as long as a replica is its runner-up); their
+		// status writes are the same, so the first wins and the other
+		// finds nothing to do (or a Conflict, and retries).
 		s := &DeploymentSimulator{client: cl, obs: opts.Observer}
 		sc.simulator, err = builder.New(mgr).Named(SimulatorControllerName).
 			Watches(DeploymentsGVR, &Deployment{},

@@ -54,6 +54,12 @@ type ShardOptions struct {
 	LeaseDuration time.Duration
 	RenewDeadline time.Duration
 	RetryPeriod   time.Duration
+	// Warm keeps in the caches the buckets this replica would gain if one
+	// other replica left, as well as those it holds ([sharding.Options].Warm):
+	// about twice the memory of a share, for a takeover that lists only the
+	// gained buckets, once, to confirm them. Every replica of a ring may
+	// choose for itself.
+	Warm bool
 }
 
 // shard wires a sharding.Member around the Foo and Deployment informers: both
@@ -61,29 +67,31 @@ type ShardOptions struct {
 // informer's shard selector and, from the same buckets, the Deployment
 // informer's label selector on BucketLabel; it admits a gained bucket once
 // both caches hold it. The member is added to the Manager, which runs it on
-// every replica.
-func shard(mgr *manager.Manager, api API, fooInformer, depInformer informer.SharedIndexInformer, opts Options) (*sharding.Member, error) {
+// every replica. Warm, the returned source is to be watched by the Foo
+// controller: it brings the keys of a gained bucket, already cached, to its
+// queue (nil otherwise).
+func shard(mgr *manager.Manager, api API, fooInformer, depInformer informer.SharedIndexInformer, opts Options) (*sharding.Member, *sharding.AdmitSource, error) {
 	so := opts.Shard
 	buckets := cmpOrInt(so.Buckets, sharding.DefaultBuckets)
 	none, err := sharding.ShardSelectorFor(nil, buckets)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := fooInformer.SetShardSelector(none); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := depInformer.SetLabelSelector(sharding.BucketLabelSelector(BucketLabel, nil)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The reference lists the caches wait for go through the same handles
 	// as the informers' own lists.
 	fooCache, err := sharding.InformerCache(fooInformer, api(FoosGVR, opts.Namespace))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	depCache, err := sharding.InformerBucketLabelCache(depInformer, api(DeploymentsGVR, opts.Namespace), BucketLabel, buckets)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cache := sharding.Caches(fooCache, depCache)
 	leases := so.LeaseClient
@@ -91,7 +99,7 @@ func shard(mgr *manager.Manager, api API, fooInformer, depInformer informer.Shar
 		ns := cmpOr(cmpOr(so.LeaseNamespace, opts.Namespace), "default")
 		leases = api(LeasesGVR, ns)
 	}
-	member, err := sharding.NewMember(sharding.Options{
+	mo := sharding.Options{
 		Client:        leases,
 		Ring:          so.Ring,
 		Identity:      so.Identity,
@@ -101,14 +109,20 @@ func shard(mgr *manager.Manager, api API, fooInformer, depInformer informer.Shar
 		RetryPeriod:   so.RetryPeriod,
 		Cache:         cache,
 		Logger:        opts.Logger,
-	})
+	}
+	var admits *sharding.AdmitSource
+	if so.Warm {
+		admits = sharding.NewAdmitSource(fooInformer.GetIndexer(), buckets)
+		mo.Warm, mo.OnAdmit = true, admits.Admitted
+	}
+	member, err := sharding.NewMember(mo)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := mgr.Add(member); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return member, nil
+	return member, admits, nil
 }
 
 func cmpOrInt(n, def int) int {

@@ -143,6 +143,12 @@ func (r *replica) crash(t *testing.T) {
 // srv, each with its own Identity and journal observer.
 func startReplicas(t *testing.T, srv *fakeapi.Server, n int, j *journal) []*replica {
 	t.Helper()
+	return startReplicasWarm(t, srv, n, j, false)
+}
+
+// startReplicasWarm is startReplicas with ShardOptions.Warm set to warm.
+func startReplicasWarm(t *testing.T, srv *fakeapi.Server, n int, j *journal, warm bool) []*replica {
+	t.Helper()
 	api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
 		return srv.Resource(gvr).Namespace(namespace)
 	}
@@ -165,6 +171,7 @@ func startReplicas(t *testing.T, srv *fakeapi.Server, n int, j *journal) []*repl
 				LeaseDuration: shardLeaseDuration,
 				RenewDeadline: shardRenewDeadline,
 				RetryPeriod:   shardRetryPeriod,
+				Warm:          warm,
 			},
 		})
 		require.NoError(t, err)
@@ -394,6 +401,63 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 			assert.Equal(t, holder[all[key]], got[key][0], "%s reconciled by its bucket's new holder", key)
 		}
 		t.Logf("each of its %d Foos reconciled by one survivor, its bucket's new holder; overlapping reconciles: %d", len(lost), len(j.overlaps()))
+		assert.Empty(t, j.overlaps(), "no two replicas reconcile one Foo at once")
+	})
+}
+
+// Two warm sharded sample controllers: each caches the Foos and the
+// Deployments of the buckets it holds and of those it is runner-up for
+// (with two, the other's: every Foo), and reconciles only those it holds.
+// When one crashes, nothing about its Foos changes, and the survivor's
+// caches already hold them and keep their selectors, so no event and no
+// relist brings their keys: each is reconciled by the survivor all the
+// same, once, brought by the AdmitSource when its bucket is admitted.
+// Diagram: steps 1-9 per replica; step 1 lists a gained bucket once, to confirm it. client-go: none; controller-runtime: warm replicas.
+func TestWarmShardedSampleControllersReconcileACrashedReplicasFoosWithNoEvent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
+		t.Cleanup(srv.Close)
+		require.NoError(t, sc.Register(srv))
+		w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
+		for i := range 24 {
+			w.createFoo(t, newFoo(fmt.Sprintf("foo-%02d", i), fmt.Sprintf("dep-%02d", i), int32p(1)))
+		}
+		j := newJournal()
+		rs := startReplicasWarm(t, srv, 2, j, true)
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		w.checkConverged(t)
+		all := fooBuckets(t, w.foos, sharding.DefaultBuckets)
+		deps := deploymentBuckets(t, w, sharding.DefaultBuckets)
+		names := []string{rs[0].name, rs[1].name}
+		owners := sharding.BucketOwners(names, sharding.DefaultBuckets)
+		var lost []string
+		for _, r := range rs {
+			held := r.sc.ShardMember().Held()
+			watched := append(slices.Clone(held), sharding.RunnerUpBuckets(names, r.name, sharding.DefaultBuckets)...)
+			assert.Len(t, watched, sharding.DefaultBuckets, "with two members, a member is runner-up for all the other holds")
+			assert.Equal(t, keysIn(all, watched), cachedFoos(t, r), "%s caches the Foos of its held and runner-up buckets", r.name)
+			assert.Equal(t, keysIn(deps, watched), cachedDeployments(t, r), "%s caches their Deployments", r.name)
+			t.Logf("%s holds %v and caches %d of %d Foos", r.name, held, len(cachedFoos(t, r)), len(all))
+		}
+		for key, b := range all {
+			if owners[b] == rs[0].name {
+				lost = append(lost, key)
+			}
+		}
+		require.NotEmpty(t, lost)
+
+		j.reset()
+		rs[0].crash(t)
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		w.checkConverged(t)
+		after := sharding.BucketOwners(names[1:], sharding.DefaultBuckets)
+		got := j.reconcilers()
+		for _, key := range lost {
+			assert.Equal(t, []string{after[all[key]]}, got[key], "%s reconciled once more, by its bucket's new holder alone", key)
+		}
+		t.Logf("%s crashed holding %d Foos; each reconciled by its new holder, with no event; overlapping reconciles: %d", rs[0].name, len(lost), len(j.overlaps()))
 		assert.Empty(t, j.overlaps(), "no two replicas reconcile one Foo at once")
 	})
 }

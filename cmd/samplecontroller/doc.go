@@ -70,7 +70,8 @@
 // sample-controller's main.go runs one replica. With --leader-elect this
 // one runs as controller-runtime's managers do, one leading and the others
 // standing by (--warmup: with their sources started too); with --ring every
-// replica works, on its share.
+// replica works, on its share (--warm-buckets: caching too the buckets it
+// would gain if another replica died).
 //
 // # Read next
 //

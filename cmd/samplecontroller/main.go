@@ -59,6 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		opts.Shard = &sc.ShardOptions{
 			Ring: cfg.ring, Identity: cfg.identity, Buckets: cfg.buckets, LeaseNamespace: cfg.leaseNS,
 			LeaseDuration: cfg.leaseDur, RenewDeadline: cfg.renewDL, RetryPeriod: cfg.retryPeriod,
+			Warm: cfg.warmBuckets,
 		}
 	}
 	if cfg.leaderElect {

@@ -63,6 +63,8 @@ func TestBadCommandLinesAreUsageErrors(t *testing.T) {
 		{[]string{"--server", "http://x", "--identity", "a"}, "--identity needs --ring or --leader-elect"},
 		{[]string{"--server", "http://x", "--ring", "r", "--leader-elect"}, "give at most one of --ring and --leader-elect"},
 		{[]string{"--server", "http://x", "--warmup"}, "--warmup needs --leader-elect"},
+		{[]string{"--server", "http://x", "--warm-buckets"}, "--warm-buckets needs --ring"},
+		{[]string{"--server", "http://x", "--leader-elect", "--warm-buckets"}, "--warm-buckets needs --ring"},
 		{[]string{"--server", "http://x", "--workers", "0"}, "--workers 0: want 1 or more"},
 		{[]string{"--server", "http://x", "--ring", "r", "--warmup"}, "--warmup needs --leader-elect"},
 		{[]string{"--server", "http://x", "--leader-elect", "--buckets", "4"}, "--buckets needs --ring"},

@@ -95,6 +95,33 @@ func (c *informerShardCache) SetShardSelector(ctx context.Context, expr string) 
 	return c.waitForShare(ctx, metav1.ListOptions{ShardSelector: expr}, func(obj runtime.Object) bool { return inShare(sel, obj) })
 }
 
+// ConfirmShare returns once the cache holds every object of expr's share
+// at the resourceVersion a list of it returns now, or newer (or has seen it
+// deleted since): one reference list of that part of the share only. The
+// informer's selector is left as it is, and must already cover expr.
+func (c *informerShardCache) ConfirmShare(ctx context.Context, expr string) error {
+	sel, err := shardselector.Parse(expr)
+	if err != nil {
+		return fmt.Errorf("controller: shard cache: invalid shard selector %q: %w", expr, err)
+	}
+	return c.confirm(ctx, metav1.ListOptions{ShardSelector: expr}, func(obj runtime.Object) bool { return inShare(sel, obj) })
+}
+
+// confirm waits until the cache holds, at least as new, every object a
+// list with opts returns and in accepts; unlike waitForShare it does not
+// look at what else the cache holds.
+func (c *informerShardCache) confirm(ctx context.Context, opts metav1.ListOptions, in func(runtime.Object) bool) error {
+	for {
+		want, err := c.reference(ctx, opts, in)
+		if err != nil {
+			return err
+		}
+		if done, err := c.waitCaughtUp(ctx, nil, want); done || err != nil {
+			return err
+		}
+	}
+}
+
 // waitForShare waits until the cache holds the share that a list with opts
 // returns and in accepts (in re-checks the list, in case the server ignored
 // a selector, and the cache, which must hold nothing else).
@@ -111,7 +138,8 @@ func (c *informerShardCache) waitForShare(ctx context.Context, opts metav1.ListO
 }
 
 // waitCaughtUp waits, up to shardCatchUpWindow, until the cache holds the
-// reference list want; false without an error means the window passed.
+// reference list want (and, when in is not nil, nothing in rejects); false
+// without an error means the window passed.
 func (c *informerShardCache) waitCaughtUp(ctx context.Context, in func(runtime.Object) bool, want map[string]string) (bool, error) {
 	window := time.NewTimer(shardCatchUpWindow)
 	defer window.Stop()
@@ -166,13 +194,13 @@ func inShare(sel sharding.Selector, obj runtime.Object) bool {
 	return err == nil && ok
 }
 
-// caughtUp reports whether the cache holds the share: nothing outside it,
-// and every object of the reference list at its version or later, unless
-// deleted since.
+// caughtUp reports whether the cache holds the share: nothing outside it
+// (when in is not nil), and every object of the reference list at its
+// version or later, unless deleted since.
 func (c *informerShardCache) caughtUp(in func(runtime.Object) bool, want map[string]string) bool {
 	idx := c.inf.GetIndexer()
 	for _, item := range idx.List() {
-		if obj, ok := item.(runtime.Object); ok && !in(obj) {
+		if obj, ok := item.(runtime.Object); ok && in != nil && !in(obj) {
 			return false
 		}
 	}

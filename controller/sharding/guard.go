@@ -298,6 +298,14 @@ func (g *BucketGuard) syncHeld(b int) bool {
 	return true
 }
 
+// unsynced reports whether b is held and its keys are not admitted yet.
+func (g *BucketGuard) unsynced(b int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	st := g.at(b)
+	return st != nil && st.held && !st.admitted
+}
+
 // isHeld reports whether b is held.
 func (g *BucketGuard) isHeld(b int) bool {
 	g.mu.Lock()

@@ -17,9 +17,11 @@ import (
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/controller/internal/ctrltest"
+	"github.com/informerlab/informerlab/controller/predicate"
 	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/informer"
+	"github.com/informerlab/informerlab/reflector"
 )
 
 // replica is one process of a sharded controller: a member, a sharded
@@ -39,7 +41,17 @@ type replica struct {
 
 func startReplica(t *testing.T, srv *fakeapi.Server, name string, j *reconcileJournal) *replica {
 	t.Helper()
-	lw := srv.Resource(ctrltest.CMGVR).Namespace("ns")
+	return startReplicaWarm(t, srv, name, j, nil)
+}
+
+// startReplicaWarm starts a replica; with a log, a warm one (Options.Warm)
+// whose every list of owners and every admission goes to the log.
+func startReplicaWarm(t *testing.T, srv *fakeapi.Server, name string, j *reconcileJournal, log *ringLog) *replica {
+	t.Helper()
+	var lw reflector.ListerWatcher = srv.Resource(ctrltest.CMGVR).Namespace("ns")
+	if log != nil {
+		lw = log.lister(name, lw)
+	}
 	// An informer starts with no bucket: its first list is of the empty share.
 	none, err := sharding.ShardSelectorFor(nil, ringBuckets)
 	require.NoError(t, err)
@@ -53,11 +65,20 @@ func startReplica(t *testing.T, srv *fakeapi.Server, name string, j *reconcileJo
 	require.NoError(t, children.SetLabelSelector(sharding.BucketLabelSelector(bucketLabel, nil)))
 	childCache, err := sharding.InformerBucketLabelCache(children, childLW, bucketLabel, ringBuckets)
 	require.NoError(t, err)
-	m, err := sharding.NewMember(sharding.Options{
+	admits := sharding.NewAdmitSource(inf.GetIndexer(), ringBuckets)
+	opts := sharding.Options{
 		Client: srv.Resource(ctrltest.LeasesGVR).Namespace("kube-system"), Ring: "foo", Identity: name, Buckets: ringBuckets,
 		LeaseDuration: ringLease, RenewDeadline: ringRenew, RetryPeriod: ringRetry,
 		Cache: sharding.Caches(cache, childCache), Logger: ctrltest.Quiet,
-	})
+	}
+	if log != nil {
+		opts.Warm = true
+		opts.OnAdmit = func(buckets []int) {
+			log.add(name, fmt.Sprintf("admit %v", buckets))
+			admits.Admitted(buckets)
+		}
+	}
+	m, err := sharding.NewMember(opts)
 	require.NoError(t, err)
 	reconciler := controller.ReconcilerFunc(func(ctx context.Context, r controller.Request) (controller.Result, error) {
 		start := time.Now()
@@ -70,7 +91,17 @@ func startReplica(t *testing.T, srv *fakeapi.Server, name string, j *reconcileJo
 	guarded := tomb.Forgetting(m.Guard(reconciler, tomb.BucketFromCache(inf.GetIndexer(), ringBuckets)))
 	c, err := controller.New(name, guarded, controller.Options{MaxConcurrentReconciles: 8, Logger: ctrltest.Quiet})
 	require.NoError(t, err)
-	require.NoError(t, c.Watch(controller.Kind(inf, tomb.Handler(controller.EnqueueRequestForObject{}))))
+	// A warm replica's controller, like the sample controller's, ignores
+	// an update that changed nothing: a relist's. What it gains it hears
+	// of from the AdmitSource.
+	var preds []controller.Predicate
+	if log != nil {
+		preds = append(preds, predicate.ResourceVersionChangedPredicate{})
+	}
+	require.NoError(t, c.Watch(controller.Kind(inf, tomb.Handler(controller.EnqueueRequestForObject{}), preds...)))
+	if log != nil {
+		require.NoError(t, c.Watch(admits))
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &replica{name: name, m: m, inf: inf, children: children, tomb: tomb, cancel: cancel}

@@ -65,9 +65,34 @@ func InformerBucketLabelCache(inf informer.SharedIndexInformer, lw reflector.Lis
 }
 
 func (c *bucketLabelCache) SetShardSelector(ctx context.Context, expr string) error {
+	sel, in, err := c.labelSelector(expr)
+	if err != nil {
+		return err
+	}
+	if err := c.inf.SetLabelSelector(sel); err != nil {
+		return fmt.Errorf("controller: bucket label cache: %w", err)
+	}
+	return c.waitForShare(ctx, metav1.ListOptions{LabelSelector: sel}, in)
+}
+
+// ConfirmShare returns once the cache holds, at least as new as a list
+// returns them now, the children of expr's buckets: one reference list of
+// those children only. The informer's label selector is left as it is, and
+// must already cover them.
+func (c *bucketLabelCache) ConfirmShare(ctx context.Context, expr string) error {
+	sel, in, err := c.labelSelector(expr)
+	if err != nil {
+		return err
+	}
+	return c.confirm(ctx, metav1.ListOptions{LabelSelector: sel}, in)
+}
+
+// labelSelector turns a shard selector of buckets into the label selector
+// of their children, and the same as a check of one object.
+func (c *bucketLabelCache) labelSelector(expr string) (string, func(runtime.Object) bool, error) {
 	held, err := BucketsOfShardSelector(expr, c.buckets)
 	if err != nil {
-		return fmt.Errorf("controller: bucket label cache: %w", err)
+		return "", nil, fmt.Errorf("controller: bucket label cache: %w", err)
 	}
 	sel := BucketLabelSelector(c.label, held)
 	if expr == "" {
@@ -75,15 +100,12 @@ func (c *bucketLabelCache) SetShardSelector(ctx context.Context, expr string) er
 	}
 	ls, err := labels.Parse(sel)
 	if err != nil {
-		return fmt.Errorf("controller: bucket label cache: %w", err)
+		return "", nil, fmt.Errorf("controller: bucket label cache: %w", err)
 	}
-	if err := c.inf.SetLabelSelector(sel); err != nil {
-		return fmt.Errorf("controller: bucket label cache: %w", err)
-	}
-	return c.waitForShare(ctx, metav1.ListOptions{LabelSelector: sel}, func(obj runtime.Object) bool {
+	return sel, func(obj runtime.Object) bool {
 		m, err := meta.Accessor(obj)
 		return err == nil && ls.Matches(labels.Set(m.GetLabels()))
-	})
+	}, nil
 }
 
 // Caches returns one [Cache] that drives several: a member's
@@ -93,15 +115,37 @@ func (c *bucketLabelCache) SetShardSelector(ctx context.Context, expr string) er
 // selector at once, each on its own goroutine, and returns when all have
 // returned: nil when every cache holds its share, otherwise the errors,
 // joined. A member retries the whole call, which is harmless: a cache told
-// the selector it already has only checks its share again.
-func Caches(caches ...Cache) Cache {
-	return CacheFunc(func(ctx context.Context, expr string) error {
-		errs := make([]error, len(caches))
-		var wg sync.WaitGroup
-		for i, c := range caches {
-			wg.Go(func() { errs[i] = c.SetShardSelector(ctx, expr) })
+// the selector it already has only checks its share again. The result is a
+// [WarmCache]: its ConfirmShare asks every cache the same way, and fails
+// if one of them is not a WarmCache.
+func Caches(caches ...Cache) WarmCache {
+	return cacheSet(caches)
+}
+
+// cacheSet is the Cache that Caches returns.
+type cacheSet []Cache
+
+func (cs cacheSet) SetShardSelector(ctx context.Context, expr string) error {
+	return cs.each(func(c Cache) error { return c.SetShardSelector(ctx, expr) })
+}
+
+func (cs cacheSet) ConfirmShare(ctx context.Context, expr string) error {
+	return cs.each(func(c Cache) error {
+		wc, ok := c.(WarmCache)
+		if !ok {
+			return fmt.Errorf("controller: caches: %T cannot confirm part of its share (it is not a WarmCache)", c)
 		}
-		wg.Wait()
-		return errors.Join(errs...)
+		return wc.ConfirmShare(ctx, expr)
 	})
+}
+
+// each calls f for every cache at once and joins the errors.
+func (cs cacheSet) each(f func(Cache) error) error {
+	errs := make([]error, len(cs))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		wg.Go(func() { errs[i] = f(c) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -46,6 +46,21 @@ type Cache interface {
 	SetShardSelector(ctx context.Context, expr string) error
 }
 
+// WarmCache is a [Cache] that can confirm part of its share without
+// changing its selector. A member with Options.Warm keeps in its cache the
+// buckets it would gain if one other member left (its runner-up buckets,
+// [RunnerUpBuckets]) as well as those it holds, so a takeover lists no
+// bucket anew; but before it admits a gained bucket it calls ConfirmShare
+// with that bucket's selector, which returns once the cache holds every
+// object of it as new as the server has it now: the previous holder's last
+// writes included.
+//
+// client-go: none.
+type WarmCache interface {
+	Cache
+	ConfirmShare(ctx context.Context, expr string) error
+}
+
 // CacheFunc adapts a function to a [Cache].
 //
 // client-go: none.
@@ -110,6 +125,21 @@ type Options struct {
 	// nil means there is no sharded cache to drive: a gained bucket is
 	// admitted as soon as its Lease is acquired.
 	Cache Cache
+	// Warm keeps the member's runner-up buckets in Cache too, which must
+	// then be a [WarmCache]: the cache is told the selector of the held
+	// and the runner-up buckets, and a gained bucket it already held is
+	// admitted after a ConfirmShare of that bucket alone, not a relist of
+	// the share. It costs about one more share of memory and of watch
+	// traffic, and buys a takeover after a crash that lists only to
+	// confirm.
+	Warm bool
+	// OnAdmit, when set, is called with the buckets just admitted, from the
+	// goroutine that drives Cache, before it changes the selector again.
+	// With Warm it must bring their keys to the queue: their objects were
+	// cached, and their keys refused as not ours, before the bucket was
+	// gained, and no relist will bring them again. Without Warm the
+	// relist that widened the cache already did.
+	OnAdmit func(buckets []int)
 	// Logger receives the member's logs. nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -140,6 +170,8 @@ type Member struct {
 	releaseTimeout time.Duration
 	joinTimeout    time.Duration
 	cache          Cache
+	warm           bool
+	onAdmit        func(buckets []int)
 	logger         *slog.Logger
 
 	// Only the goroutine running Start touches the fields below.
@@ -150,6 +182,10 @@ type Member struct {
 	// a holder that has no member Lease.
 	orphans map[string]time.Time
 	leaving bool
+	// runnersUp are the buckets this member is runner-up for (with Warm),
+	// computed for the live members in ringOf.
+	runnersUp []int
+	ringOf    []string
 
 	// wake tells the cache goroutine that want changed.
 	wake chan struct{}
@@ -162,9 +198,11 @@ type Member struct {
 
 	mu      sync.Mutex // guards the fields below
 	members []string   // the live members, as last computed
-	// want is the set of held buckets, the selector the cache should
-	// have; wantGen counts its changes.
+	// want is the set of held buckets, and watch the buckets the cache
+	// should hold (want, and with Warm the runner-up buckets); wantGen
+	// counts their changes.
 	want    []int
+	watch   []int
 	wantGen uint64
 	started bool
 }
@@ -185,6 +223,11 @@ func NewMember(opts Options) (*Member, error) {
 	}
 	if opts.ReleaseTimeout < 0 {
 		return nil, fmt.Errorf("controller: shard member: ReleaseTimeout is negative (%s)", opts.ReleaseTimeout)
+	}
+	if opts.Warm {
+		if err := warmCache(opts.Cache); err != nil {
+			return nil, fmt.Errorf("controller: shard member: Warm needs a Cache that is a WarmCache: %w", err)
+		}
 	}
 	identity := opts.Identity
 	if identity == "" {
@@ -207,6 +250,8 @@ func NewMember(opts Options) (*Member, error) {
 		identity: identity,
 		buckets:  intOr(opts.Buckets, DefaultBuckets),
 		cache:    opts.Cache,
+		warm:     opts.Warm,
+		onAdmit:  opts.OnAdmit,
 		logger:   logger.With("ring", opts.Ring, "member", identity),
 		others:   map[string]memberObservation{},
 		orphans:  map[string]time.Time{},
@@ -415,6 +460,9 @@ func (s *Member) tick(ctx context.Context) {
 		} else if view != nil {
 			changed = s.settle(ctx, b, view, renewed) || changed
 		}
+	}
+	if view != nil && s.holdsItsShare(view) && s.noteRunnersUp() {
+		changed = true
 	}
 	if changed {
 		s.postWant()
@@ -631,11 +679,18 @@ func (s *Member) settle(ctx context.Context, b int, view *ringView, renewed bool
 	return true
 }
 
-// postWant hands the held set to the cache goroutine.
+// postWant hands the held set, and the set the cache should hold, to the
+// cache goroutine.
 func (s *Member) postWant() {
 	held := s.guard.Held()
+	watch := slices.Clone(held)
+	if !s.leaving {
+		watch = append(watch, s.runnersUp...)
+		slices.Sort(watch)
+		watch = slices.Compact(watch)
+	}
 	s.mu.Lock()
-	s.want = held
+	s.want, s.watch = held, watch
 	s.wantGen++
 	s.mu.Unlock()
 	select {
@@ -644,13 +699,75 @@ func (s *Member) postWant() {
 	}
 }
 
+// warmCache reports why c cannot confirm part of its share, or nil.
+func warmCache(c Cache) error {
+	if set, ok := c.(cacheSet); ok {
+		for _, c := range set {
+			if err := warmCache(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, ok := c.(WarmCache); !ok {
+		return fmt.Errorf("%T is not one", c)
+	}
+	return nil
+}
+
+// holdsItsShare reports whether this member holds every bucket the ring
+// gives it. Until it does, a warm member keeps its runner-up buckets as
+// they were: a crashed member's buckets are admitted from the cache that
+// already holds them before the cache is told the new ring's runner-up
+// buckets, whose relist would come first otherwise.
+func (s *Member) holdsItsShare(view *ringView) bool {
+	for b, owner := range view.owners {
+		if owner == s.identity && !s.guard.isHeld(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// noteRunnersUp recomputes, with Warm, the buckets this member is
+// runner-up for when the live members changed, and reports whether they
+// changed.
+func (s *Member) noteRunnersUp() bool {
+	if !s.warm {
+		return false
+	}
+	members := s.Members()
+	if s.leaving {
+		members = nil
+	}
+	if s.ringOf != nil && slices.Equal(members, s.ringOf) {
+		return false
+	}
+	s.ringOf = append([]string{}, members...)
+	mine := RunnerUpBuckets(members, s.identity, s.buckets)
+	if slices.Equal(mine, s.runnersUp) {
+		return false
+	}
+	s.runnersUp = mine
+	return true
+}
+
 // runCache applies the newest held set to the cache, one call at a time, and
-// admits the gained buckets once it synced: gain, steps 2 to 4.
+// admits the gained buckets once it synced: gain, steps 2 to 4. A gained
+// bucket the cache already holds (Warm) is confirmed alone first, then
+// admitted, and only then is the selector changed.
 func (s *Member) runCache(ctx context.Context) {
 	if s.cache == nil {
 		return
 	}
+	var wc WarmCache
+	if s.warm {
+		wc = s.cache.(WarmCache)
+	}
 	var done uint64
+	var current string // the selector the cache holds
+	var watching []int // its buckets
+	set := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -659,14 +776,28 @@ func (s *Member) runCache(ctx context.Context) {
 		}
 		for {
 			s.mu.Lock()
-			gen, want := s.wantGen, slices.Clone(s.want)
+			gen, want, watch := s.wantGen, slices.Clone(s.want), slices.Clone(s.watch)
 			s.mu.Unlock()
 			if gen == done {
 				break
 			}
-			expr, err := ShardSelectorFor(want, s.buckets)
-			if err == nil {
-				err = s.cache.SetShardSelector(ctx, expr)
+			// Held, not admitted, and already in the cache: a WarmCache
+			// confirms them alone; another cache is told its selector again.
+			var covered []int
+			for _, b := range want {
+				if set && slices.Contains(watching, b) && s.guard.unsynced(b) {
+					covered = append(covered, b)
+				}
+			}
+			err := s.confirm(ctx, wc, covered)
+			expr, exprErr := ShardSelectorFor(watch, s.buckets)
+			if err == nil && exprErr != nil {
+				err = exprErr
+			}
+			if err == nil && (!set || expr != current || (wc == nil && len(covered) > 0)) {
+				if err = s.cache.SetShardSelector(ctx, expr); err == nil {
+					current, watching, set = expr, watch, true
+				}
 			}
 			if err != nil {
 				if ctx.Err() != nil {
@@ -680,12 +811,40 @@ func (s *Member) runCache(ctx context.Context) {
 			}
 			done = gen
 			// The cache holds want's objects: admit those still held.
-			for _, b := range want {
-				if s.guard.syncHeld(b) {
-					s.logger.Info("bucket synced: admitting its keys", "bucket", b)
-				}
-			}
+			s.admit(want)
 		}
+	}
+}
+
+// confirm asks a WarmCache to confirm the buckets it already holds, and
+// admits them. Without a WarmCache, or with no bucket, it does nothing.
+func (s *Member) confirm(ctx context.Context, wc WarmCache, buckets []int) error {
+	if wc == nil || len(buckets) == 0 {
+		return nil
+	}
+	expr, err := ShardSelectorFor(buckets, s.buckets)
+	if err != nil {
+		return err
+	}
+	if err := wc.ConfirmShare(ctx, expr); err != nil {
+		return err
+	}
+	s.admit(buckets)
+	return nil
+}
+
+// admit admits the buckets still held and not yet admitted, and hands
+// those to OnAdmit.
+func (s *Member) admit(buckets []int) {
+	var admitted []int
+	for _, b := range buckets {
+		if s.guard.syncHeld(b) {
+			s.logger.Info("bucket synced: admitting its keys", "bucket", b)
+			admitted = append(admitted, b)
+		}
+	}
+	if len(admitted) > 0 && s.onAdmit != nil {
+		s.onAdmit(admitted)
 	}
 }
 

@@ -924,7 +924,8 @@ func leaseOf(t *testing.T, srv *fakeapi.Server, name string) (string, int64, err
 }
 
 // TestNewShardMemberRefusesBadOptions: missing client or ring, negative
-// counts, and the elector's duration rules give clear errors.
+// counts, the elector's duration rules, and Warm without a cache that
+// can confirm part of its share give clear errors.
 // Diagram: none. client-go: tools/leaderelection NewLeaderElector validation.
 func TestNewShardMemberRefusesBadOptions(t *testing.T) {
 	srv := fakeapi.New(fakeapi.Options{})
@@ -944,6 +945,8 @@ func TestNewShardMemberRefusesBadOptions(t *testing.T) {
 		{sharding.Options{Client: leases, Ring: "foo", Identity: "Replica-0"}, `Identity "Replica-0" cannot end a Lease name`},
 		{sharding.Options{Client: leases, Ring: "foo", JoinTimeout: -time.Second}, "JoinTimeout is negative"},
 		{sharding.Options{Client: leases, Ring: "foo", RenewDeadline: 20 * time.Second}, "must be greater than RenewDeadline"},
+		{sharding.Options{Client: leases, Ring: "foo", Warm: true}, "Warm needs a Cache that is a WarmCache: <nil> is not one"},
+		{sharding.Options{Client: leases, Ring: "foo", Warm: true, Cache: sharding.Caches(sharding.CacheFunc(func(context.Context, string) error { return nil }))}, "sharding.CacheFunc is not one"},
 	} {
 		_, err := sharding.NewMember(c.opts)
 		if assert.Error(t, err) {

@@ -96,3 +96,33 @@ func rendezvousScore(member string, bucket int) uint64 {
 	x ^= x >> 31
 	return x
 }
+
+// RunnerUpBuckets returns, sorted, the buckets member does not own in the
+// ring of members but would own if any one other member left it: the
+// buckets a member keeps in its cache with Options.Warm, so that it can take
+// over after a crash without listing them. That is the crashed member's
+// buckets the member would gain, and also those the bounded loads move to it
+// from another survivor. A member not in members gets none.
+func RunnerUpBuckets(members []string, member string, buckets int) []int {
+	members = slices.Clone(members)
+	slices.Sort(members)
+	members = slices.Compact(members)
+	if !slices.Contains(members, member) {
+		return nil
+	}
+	owners := BucketOwners(members, buckets)
+	var up []int
+	for _, gone := range members {
+		if gone == member {
+			continue
+		}
+		rest := slices.DeleteFunc(slices.Clone(members), func(m string) bool { return m == gone })
+		for b, owner := range BucketOwners(rest, buckets) {
+			if owner == member && owners[b] != member {
+				up = append(up, b)
+			}
+		}
+	}
+	slices.Sort(up)
+	return slices.Compact(up)
+}

@@ -131,3 +131,54 @@ func TestBucketOwnersSplitsEvenlyInEveryRing(t *testing.T) {
 	}
 	t.Logf("%d random rings per row:\n%s", rings, table.String())
 }
+
+// TestRunnerUpBucketsAreWhatAMemberWouldGainIfOneOtherLeft: whichever
+// other member leaves, what a member then owns is what it owns now or one
+// of its runner-up buckets, never more; it is runner-up for none it owns;
+// one member alone, or one not in the ring, is runner-up for nothing. A
+// warm member caches its share and its runner-up buckets: about twice its
+// share with three members (logged).
+// Run it with -v for the table.
+// Diagram: none (who owns step 9). client-go: none.
+func TestRunnerUpBucketsAreWhatAMemberWouldGainIfOneOtherLeft(t *testing.T) {
+	assert.Empty(t, sharding.RunnerUpBuckets([]string{"only"}, "only", 16), "one member: nothing to take over")
+	assert.Empty(t, sharding.RunnerUpBuckets([]string{"a", "b"}, "c", 16), "not a member")
+	rng := rand.New(rand.NewPCG(7, 11))
+	worst, sum, count := map[int]float64{}, map[int]float64{}, map[int]int{}
+	for round := range 300 {
+		n, buckets := 2+rng.IntN(7), []int{16, 64, 256}[round%3]
+		var members []string
+		for range n {
+			members = append(members, fmt.Sprintf("replica-%x", rng.Uint32()))
+		}
+		owners := sharding.BucketOwners(members, buckets)
+		for _, me := range members {
+			up := sharding.RunnerUpBuckets(members, me, buckets)
+			watched := slices.Clone(up)
+			for b, o := range owners {
+				if o == me {
+					assert.NotContains(t, up, b, "%s is runner-up for bucket %d it owns", me, b)
+					watched = append(watched, b)
+				}
+			}
+			fair := float64(buckets) / float64(n)
+			worst[n] = max(worst[n], float64(len(watched))/fair)
+			sum[n] += float64(len(watched)) / fair
+			count[n]++
+			for _, gone := range members {
+				if gone == me {
+					continue
+				}
+				rest := slices.DeleteFunc(slices.Clone(members), func(m string) bool { return m == gone })
+				for b, o := range sharding.BucketOwners(rest, buckets) {
+					if o == me && !slices.Contains(watched, b) {
+						t.Fatalf("ring %v without %s gives %s bucket %d, which it neither owns nor is runner-up for", members, gone, me, b)
+					}
+				}
+			}
+		}
+	}
+	for n := 2; n <= 8; n++ {
+		t.Logf("%d members: a warm member caches %.2f fair shares on average, %.2f at most", n, sum[n]/float64(count[n]), worst[n])
+	}
+}

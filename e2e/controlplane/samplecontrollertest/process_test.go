@@ -57,16 +57,17 @@ type killResult struct {
 	took   time.Duration // from then until its last Foo was reconciled by a survivor
 	lost   []string      // the keys of replica-0's Foos
 	runs   []procRun     // the merged journals
+	heap   uint64        // the largest live heap of the three replicas before the kill
 }
 
 // killTakeover starts a ring of three processes over the Foos of r.ns,
 // waits until they have split them and every Foo is ready, SIGKILLs
 // replica-0, and waits until every Foo of its buckets has been reconciled
 // without error by a survivor; the survivors are then stopped with SIGTERM
-// and must exit 0.
-func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[string]int) killResult {
+// and must exit 0. extra flags go to every replica.
+func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[string]int, extra ...string) killResult {
 	tb.Helper()
-	ps := r.startN(tb, 3)
+	ps := r.startN(tb, 3, extra...)
 	waitProcShares(tb, ps, buckets)
 	waitReady(tb, c, r.ns, len(buckets))
 	s0, _ := ps[0].readStats(tb)
@@ -77,6 +78,11 @@ func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[strin
 		}
 	}
 	require.NotEmpty(tb, lost, "%s holds buckets with Foos", ps[0].name)
+	var heap uint64
+	for _, p := range ps {
+		s, _ := p.readStats(tb)
+		heap = max(heap, s.HeapLiveBytes)
+	}
 
 	killed := time.Now()
 	ps[0].kill(tb)
@@ -101,7 +107,7 @@ func killTakeover(tb testing.TB, r procRing, c *client.Client, buckets map[strin
 	waitProcShares(tb, ps[1:], buckets)
 	ps[1].stop(tb)
 	ps[2].stop(tb)
-	return killResult{killed: killed, took: time.Duration(last - killed.UnixNano()), lost: lost, runs: journals(tb, ps)}
+	return killResult{killed: killed, took: time.Duration(last - killed.UnixNano()), lost: lost, runs: journals(tb, ps), heap: heap}
 }
 
 // TestShardedReplicaPausedPastItsLeaseMakesNoWriteAfterLosingIt SIGSTOPs

@@ -35,8 +35,9 @@ type LeaseClient interface {
 
 // Cache is the part of a member's informers the bucket protocol drives.
 // SetShardSelector is told the shard selector of the buckets whose Lease the
-// member holds ([ShardSelectorFor]) and returns once the cache holds exactly
-// that share, synced with the server: after a widening, every object of the
+// member holds ([ShardSelectorFor]; with Options.Warm, and of its runner-up
+// buckets) and returns once the cache holds exactly that share, synced with
+// the server: after a widening, every object of the
 // gained buckets is in it. Only then does the member admit the gained
 // buckets' keys. It is called from one goroutine at a time; an error is
 // logged and the call retried after RetryPeriod.

@@ -14,6 +14,7 @@ import (
 	"github.com/informerlab/informerlab/controller/builder"
 	"github.com/informerlab/informerlab/controller/manager"
 	"github.com/informerlab/informerlab/controller/predicate"
+	"github.com/informerlab/informerlab/controller/recorder"
 	"github.com/informerlab/informerlab/controller/sharding"
 	"github.com/informerlab/informerlab/workqueue"
 )
@@ -87,10 +88,12 @@ type Options struct {
 
 	// Reconciler, when set, builds the Foo controller's Reconciler in place
 	// of the FooReconciler, from the Manager's split client (reads from the
-	// cache, writes to the API). Everything else is wired as usual: the
-	// informers, the watches, the queue, the simulator. labs/7-controller
-	// plugs a learner's Reconciler in here.
-	Reconciler func(c *manager.Client) controller.Reconciler
+	// cache, writes to the API) and the recorder the FooReconciler records
+	// its Events with (the Manager's GetEventRecorderFor(EventSource)).
+	// Everything else is wired as usual: the informers, the watches, the
+	// queue, the simulator. labs/7-controller plugs a learner's Reconciler
+	// in here.
+	Reconciler func(c *manager.Client, events recorder.EventRecorder) controller.Reconciler
 
 	// admission.Server, when set, serves the Foo admission webhooks on it
 	// (FooDefaulter at MutatePath, FooValidator at ValidatePath) and hands
@@ -223,10 +226,11 @@ func New(api API, opts Options) (*SampleController, error) {
 		}
 	}
 	var r controller.Reconciler
+	events := mgr.GetEventRecorderFor(EventSource)
 	if opts.Reconciler != nil {
-		r = opts.Reconciler(cl)
+		r = opts.Reconciler(cl, events)
 	} else {
-		fr := newFooReconciler(cl, cl, typed, mgr.GetEventRecorderFor(EventSource), cmpOr(opts.Image, DefaultImage), opts.Observer)
+		fr := newFooReconciler(cl, cl, typed, events, cmpOr(opts.Image, DefaultImage), opts.Observer)
 		if sc.member != nil {
 			fr.buckets = sc.member.Buckets()
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/controller/manager"
+	events "github.com/informerlab/informerlab/controller/recorder"
 	"github.com/informerlab/informerlab/fakeapi"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
@@ -39,7 +40,7 @@ func TestWorkersReconcileThatManyFoosAtOnce(t *testing.T) {
 			return srv.Resource(gvr).Namespace(namespace)
 		}
 		ctrl, err := sc.New(api, sc.Options{Namespace: ns, Workers: 3, Logger: quiet,
-			Reconciler: func(*manager.Client) controller.Reconciler {
+			Reconciler: func(*manager.Client, events.EventRecorder) controller.Reconciler {
 				return controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
 					mu.Lock()
 					assert.False(t, running[req.Name], "%s reconciled twice at once", req.Name)

@@ -18,5 +18,5 @@ func Example() {
 	// CreatesTheDeploymentItNames
 	// TheFooControlsItsDeployment
 	// ReplicasDefaultToOne
-	// ... 18 in all
+	// ... 26 in all
 }

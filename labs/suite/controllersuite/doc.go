@@ -26,6 +26,19 @@
 // takes a Deployment already gone as done and never deletes one it does
 // not control (practice.go).
 //
+// How the controller reports on a Foo is graded as `kubectl get foo -o
+// yaml` and `kubectl get events` show it (reporting.go; the Events are
+// read back from the server's v1 events, which the Manager's broadcaster
+// writes): an invalid spec (the bounds of the Foo CRD's schema) gets no
+// Deployment, Ready False with reason InvalidSpec and a Warning Event, and
+// a TerminalError, so it is not retried until it is edited; the status's
+// observedGeneration and its Ready condition's follow every edit of the
+// spec; Ready is True only when the Deployment's status is current and
+// every replica is available, and its lastTransitionTime moves only when
+// it flips; a Deployment the Foo does not control is a Warning Event
+// ErrResourceExists; a Normal Event Synced is recorded when a Reconcile
+// changed something, and no Event when it changed nothing.
+//
 // informerlab's FooReconciler runs this suite in
 // samplecontroller/suite_test.go; labs/7-controller grades a learner's
 // Reconciler with it. The suite's own tests also run a short Reconciler

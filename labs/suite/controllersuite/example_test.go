@@ -30,4 +30,12 @@ func ExampleBehaviours() {
 	// AGoneFooIsNotAnError
 	// DeletingAFooWhoseDeploymentIsGone
 	// DeletingAFooLeavesAForeignDeployment
+	// AnInvalidFooGetsNoDeploymentUntilFixed
+	// AFooMadeInvalidKeepsItsDeployment
+	// AnInvalidFooIsNotRetried
+	// ObservedGenerationFollowsEverySpecEdit
+	// ReadyOnlyWhenEveryReplicaIsAvailable
+	// ReadyKeepsItsTransitionTimeUntilItFlips
+	// WarnsOfAForeignDeployment
+	// SyncedOnlyWhenSomethingChanged
 }

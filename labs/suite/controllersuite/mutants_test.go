@@ -7,13 +7,14 @@ import (
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/controller/manager"
+	"github.com/informerlab/informerlab/controller/recorder"
 	"github.com/informerlab/informerlab/labs/grade"
 	"github.com/informerlab/informerlab/labs/suite/controllersuite"
 )
 
 func withSimple(configure func(*simple)) controllersuite.Impl {
-	return controllersuite.Impl{NewReconciler: func(c *manager.Client) controller.Reconciler {
-		r := &simple{c: c}
+	return controllersuite.Impl{NewReconciler: func(c *manager.Client, events recorder.EventRecorder) controller.Reconciler {
+		r := &simple{c: c, events: events}
 		configure(r)
 		return r
 	}}
@@ -101,6 +102,54 @@ var catalogue = []mutant{
 		What:    "cleanup deletes the Deployment of the name the Foo gives, whoever controls it",
 		Catches: []string{"DeletingAFooLeavesAForeignDeployment"}},
 		impl: withSimple(func(r *simple) { r.cleanupByName = true })},
+	{Mistake: grade.Mistake{Name: "invalid-spec-plain-error",
+		What:    "an invalid spec is returned as a plain error, so the Foo is retried with backoff for ever",
+		Catches: []string{"AnInvalidFooIsNotRetried"}},
+		impl: withSimple(func(r *simple) { r.invalidRetried = true })},
+	{Mistake: grade.Mistake{Name: "invalid-spec-ignored",
+		What:    "an invalid spec is skipped without a word: no condition, no Event, no error",
+		Catches: []string{"AnInvalidFooGetsNoDeploymentUntilFixed", "AFooMadeInvalidKeepsItsDeployment", "AnInvalidFooIsNotRetried"}},
+		impl: withSimple(func(r *simple) { r.invalidIgnored = true })},
+	{Mistake: grade.Mistake{Name: "invalid-spec-creates-deployment",
+		What:    "the Deployment is created before the spec is checked, so an invalid Foo gets one",
+		Catches: []string{"AnInvalidFooGetsNoDeploymentUntilFixed", "AFooMadeInvalidKeepsItsDeployment"}},
+		impl: withSimple(func(r *simple) { r.invalidCreates = true })},
+	{Mistake: grade.Mistake{Name: "no-observed-generation",
+		What:    "status.observedGeneration is never written",
+		Catches: []string{"ObservedGenerationFollowsEverySpecEdit", "ReadyOnlyWhenEveryReplicaIsAvailable", "AnInvalidFooGetsNoDeploymentUntilFixed"}},
+		impl: withSimple(func(r *simple) { r.noObservedGeneration = true })},
+	{Mistake: grade.Mistake{Name: "observed-generation-from-deployment",
+		What:    "status.observedGeneration is copied from the Deployment's status, like availableReplicas",
+		Catches: []string{"ObservedGenerationFollowsEverySpecEdit"}},
+		impl: withSimple(func(r *simple) { r.observedFromDeployment = true })},
+	{Mistake: grade.Mistake{Name: "status-compares-replicas-only",
+		What:    "the status is written only when availableReplicas changes, so observedGeneration and the Ready condition lag behind the spec",
+		Catches: []string{"ObservedGenerationFollowsEverySpecEdit", "AFooMadeInvalidKeepsItsDeployment"}},
+		impl: withSimple(func(r *simple) { r.statusComparesReplicas = true })},
+	{Mistake: grade.Mistake{Name: "ready-when-deployment-exists",
+		What:    "Ready is True as soon as the Deployment exists, with no replica available",
+		Catches: []string{"ReadyOnlyWhenEveryReplicaIsAvailable"}},
+		impl: withSimple(func(r *simple) { r.readyWhenExists = true })},
+	{Mistake: grade.Mistake{Name: "ready-from-stale-deployment-status",
+		What:    "Ready is True when the Deployment's available count matches the Foo's replicas, whatever generation its status is of",
+		Catches: []string{"ReadyOnlyWhenEveryReplicaIsAvailable"}},
+		impl: withSimple(func(r *simple) { r.readyFromStaleStatus = true })},
+	{Mistake: grade.Mistake{Name: "condition-rewritten-every-reconcile",
+		What:    "the Ready condition is rebuilt with lastTransitionTime now on every Reconcile, so the status is written every time",
+		Catches: []string{"ReadyKeepsItsTransitionTimeUntilItFlips", "WritesNothingWhenNothingChanged", "SyncedOnlyWhenSomethingChanged"}},
+		impl: withSimple(func(r *simple) { r.conditionEveryReconcile = true })},
+	{Mistake: grade.Mistake{Name: "no-events",
+		What:    "no Event is recorded",
+		Catches: []string{"AnInvalidFooGetsNoDeploymentUntilFixed", "WarnsOfAForeignDeployment", "SyncedOnlyWhenSomethingChanged"}},
+		impl: withSimple(func(r *simple) { r.noEvents = true })},
+	{Mistake: grade.Mistake{Name: "warnings-as-normal",
+		What:    "InvalidSpec and ErrResourceExists are recorded as Normal Events",
+		Catches: []string{"AnInvalidFooGetsNoDeploymentUntilFixed", "AFooMadeInvalidKeepsItsDeployment", "WarnsOfAForeignDeployment"}},
+		impl: withSimple(func(r *simple) { r.warningsAsNormal = true })},
+	{Mistake: grade.Mistake{Name: "synced-every-reconcile",
+		What:    "Synced is recorded on every Reconcile that ends well, whether it changed something or not",
+		Catches: []string{"SyncedOnlyWhenSomethingChanged"}},
+		impl: withSimple(func(r *simple) { r.syncedEveryReconcile = true })},
 }
 
 func TestHelperMutant(t *testing.T) {

@@ -2,22 +2,30 @@ package controllersuite_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/controller/manager"
+	"github.com/informerlab/informerlab/controller/recorder"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
 // simple is the smallest Reconciler that passes the suite: what a learner
-// might write for labs/7-controller, with no finalizer, conditions or
-// Events. Its switches turn one part off, for the mutants.
+// might write for labs/7-controller, following the skeleton's contract and
+// the hints, with none of the FooReconciler's stale-cache handling. Its
+// switches turn one part off, for the mutants.
 type simple struct {
-	c *manager.Client
+	c      *manager.Client
+	events recorder.EventRecorder
 
 	noFinalizer bool // no finalizer: the Foo goes at once, the cleanup is left to chance
 	noOwner     bool // create the Deployment without an owner reference
@@ -38,6 +46,19 @@ type simple struct {
 	goneIsError          bool // a Foo that is not found is an error
 	cleanupNotFoundFails bool // cleanup returns the Delete's NotFound
 	cleanupByName        bool // cleanup deletes the Deployment of that name, whoever controls it
+
+	invalidRetried          bool // an invalid spec is returned as a plain error, so it is retried with backoff
+	invalidIgnored          bool // an invalid spec is skipped: no condition, no Event, no error
+	invalidCreates          bool // the Deployment is created before the spec is checked
+	noObservedGeneration    bool // status.observedGeneration is never written
+	observedFromDeployment  bool // status.observedGeneration is copied from the Deployment's
+	statusComparesReplicas  bool // the status is written only when availableReplicas changes
+	readyWhenExists         bool // Ready is True as soon as the Deployment exists
+	readyFromStaleStatus    bool // Ready is True when the available count matches, whatever generation the Deployment's status is of
+	conditionEveryReconcile bool // the Ready condition is rebuilt, with a new lastTransitionTime, on every Reconcile
+	noEvents                bool // no Event is recorded
+	warningsAsNormal        bool // the Warnings are recorded as Normal Events
+	syncedEveryReconcile    bool // a Synced Event is recorded on every Reconcile that ends well, changed or not
 }
 
 func (r *simple) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
@@ -56,11 +77,43 @@ func (r *simple) reconcile(ctx context.Context, req controller.Request) (control
 		}
 		return controller.Result{}, manager.IgnoreNotFound(err)
 	}
+	changed := false
 	if !r.noFinalizer {
+		had := controller.ContainsFinalizer(foo, sc.FinalizerName)
 		fin := controller.Finalizer{Name: sc.FinalizerName, Cleanup: r.cleanup, Update: r.c.Update}
 		if deleting, err := fin.Finalize(ctx, foo); deleting || err != nil {
 			return controller.Result{}, err
 		}
+		changed = !had
+	}
+	wrote, err := r.sync(ctx, foo)
+	if err == nil && (changed || wrote || r.syncedEveryReconcile) {
+		r.event(foo, recorder.EventTypeNormal, sc.EventReasonSynced, sc.EventMessageSynced)
+	}
+	return controller.Result{}, err
+}
+
+// sync makes the Deployment and the status match foo, and reports whether
+// it wrote anything.
+func (r *simple) sync(ctx context.Context, foo *sc.Foo) (bool, error) {
+	if msg := invalid(foo); msg != "" && !r.invalidIgnored {
+		if r.invalidCreates {
+			if err := r.c.Create(ctx, r.deploymentFor(foo, 1)); err != nil && !apierrors.IsAlreadyExists(err) {
+				return false, err
+			}
+		}
+		wrote, err := r.writeStatus(ctx, foo, foo.Status.AvailableReplicas, 0, r.condition(false, sc.ReasonInvalidSpec, msg, foo))
+		if err != nil {
+			return wrote, err
+		}
+		r.event(foo, recorder.EventTypeWarning, sc.EventReasonInvalidSpec, msg)
+		err = fmt.Errorf("foo %s: invalid spec: %s", foo.Name, msg)
+		if r.invalidRetried {
+			return wrote, err
+		}
+		return wrote, controller.TerminalError(err)
+	} else if msg != "" {
+		return false, nil
 	}
 	want := int32(1)
 	if foo.Spec.Replicas != nil {
@@ -72,9 +125,9 @@ func (r *simple) reconcile(ctx context.Context, req controller.Request) (control
 	if r.createEveryTime {
 		err := r.c.Create(ctx, r.deploymentFor(foo, want))
 		if !apierrors.IsAlreadyExists(err) {
-			return controller.Result{}, err
+			return err == nil, err
 		}
-		return controller.Result{}, nil
+		return false, nil
 	}
 	dep := &sc.Deployment{}
 	err := r.c.Get(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: r.deploymentName(foo)}, dep)
@@ -83,44 +136,128 @@ func (r *simple) reconcile(ctx context.Context, req controller.Request) (control
 		if leftToServer {
 			dep.Spec.Replicas = nil
 		}
-		return controller.Result{}, r.c.Create(ctx, dep)
+		err := r.c.Create(ctx, dep)
+		return err == nil, err
 	}
 	if err != nil {
-		return controller.Result{}, err
+		return false, err
 	}
 	if !r.anyOwner && !metav1.IsControlledBy(dep, foo) {
-		return controller.Result{}, fmt.Errorf("deployment %s is not controlled by foo %s", dep.Name, foo.Name)
+		msg := fmt.Sprintf("Deployment %q already exists and is not controlled by Foo %q", dep.Name, foo.Name)
+		wrote, err := r.writeStatus(ctx, foo, foo.Status.AvailableReplicas, 0, r.condition(false, sc.ReasonResourceExists, msg, foo))
+		if err != nil {
+			return wrote, err
+		}
+		r.event(foo, recorder.EventTypeWarning, sc.EventReasonErrResourceExists, msg)
+		return wrote, errors.New(msg)
 	}
+	wrote := false
 	if leftToServer {
 		// Whatever the Deployment has, the server's default stands.
 	} else if !r.noScale && r.blindScale && (dep.Spec.Replicas == nil || *dep.Spec.Replicas != want) {
 		if err := r.c.Update(ctx, r.deploymentFor(foo, want)); err != nil {
-			return controller.Result{}, err
+			return false, err
 		}
+		wrote = true
 	} else if !r.noScale && (dep.Spec.Replicas == nil || *dep.Spec.Replicas != want) {
 		base := dep.DeepCopy()
 		dep.Spec.Replicas = &want
 		if err := r.c.Patch(ctx, dep, manager.MergeFrom(base)); err != nil {
-			return controller.Result{}, err
+			return false, err
 		}
+		wrote = true
 	}
 	available := dep.Status.AvailableReplicas
 	if r.statusFromSpec {
 		available = want
 	}
-	if !r.noStatus && (foo.Status.AvailableReplicas != available || r.statusEveryTime) {
-		foo.Status.AvailableReplicas = available
-		if r.statusViaUpdate {
-			return controller.Result{}, r.c.Update(ctx, foo)
-		}
-		return controller.Result{}, r.c.UpdateStatus(ctx, foo)
+	upToDate := dep.Status.ObservedGeneration >= dep.Generation || r.readyFromStaleStatus
+	msg := fmt.Sprintf("Deployment %q has %d of %d replicas available", dep.Name, available, want)
+	cond := r.condition(false, sc.ReasonProgressing, msg, foo)
+	if upToDate && available == want || r.readyWhenExists {
+		cond = r.condition(true, sc.ReasonAvailable, msg, foo)
 	}
-	return controller.Result{}, nil
+	statusWrote, err := r.writeStatus(ctx, foo, available, dep.Status.ObservedGeneration, cond)
+	return wrote || statusWrote, err
+}
+
+// writeStatus sets foo's status, for its generation, and writes it if it
+// changed. depGeneration is the Deployment's status.observedGeneration
+// (0 when there is none), for a mutant.
+func (r *simple) writeStatus(ctx context.Context, foo *sc.Foo, available int32, depGeneration int64, cond metav1.Condition) (bool, error) {
+	if r.noStatus {
+		return false, nil
+	}
+	var status sc.FooStatus
+	foo.Status.DeepCopyInto(&status)
+	status.AvailableReplicas = available
+	switch {
+	case r.observedFromDeployment:
+		status.ObservedGeneration = depGeneration
+	case !r.noObservedGeneration:
+		status.ObservedGeneration = foo.Generation
+	}
+	if r.conditionEveryReconcile {
+		cond.LastTransitionTime = metav1.Now()
+		status.Conditions = []metav1.Condition{cond}
+	} else {
+		meta.SetStatusCondition(&status.Conditions, cond)
+	}
+	changed := !equality.Semantic.DeepEqual(status, foo.Status)
+	if r.statusComparesReplicas {
+		changed = status.AvailableReplicas != foo.Status.AvailableReplicas
+	}
+	if !changed && !r.statusEveryTime {
+		return false, nil
+	}
+	foo.Status = status
+	if r.statusViaUpdate {
+		return true, r.c.Update(ctx, foo)
+	}
+	return true, r.c.UpdateStatus(ctx, foo)
+}
+
+// condition is the Ready condition for foo's generation.
+func (r *simple) condition(ready bool, reason, msg string, foo *sc.Foo) metav1.Condition {
+	status := metav1.ConditionFalse
+	if ready {
+		status = metav1.ConditionTrue
+	}
+	return metav1.Condition{Type: sc.ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: foo.Generation}
+}
+
+// event records an Event on foo.
+func (r *simple) event(foo *sc.Foo, eventtype, reason, msg string) {
+	if r.noEvents {
+		return
+	}
+	if r.warningsAsNormal {
+		eventtype = recorder.EventTypeNormal
+	}
+	r.events.Event(foo, eventtype, reason, msg)
+}
+
+// invalid says what is wrong with foo's spec, or "" if nothing is: the
+// rules of the Foo CRD's schema.
+func invalid(foo *sc.Foo) string {
+	var msgs []string
+	if name := foo.Spec.DeploymentName; name == "" {
+		msgs = append(msgs, "spec.deploymentName: Required value")
+	} else if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+		msgs = append(msgs, fmt.Sprintf("spec.deploymentName: Invalid value %q: %s", name, strings.Join(errs, ", ")))
+	}
+	if n := foo.Spec.Replicas; n != nil && (*n < 0 || *n > sc.MaxReplicas) {
+		msgs = append(msgs, fmt.Sprintf("spec.replicas: Invalid value %d: must be from 0 to %d", *n, sc.MaxReplicas))
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // cleanup deletes the Foo's Deployment, if it is there and the Foo's.
 func (r *simple) cleanup(ctx context.Context, obj controller.Object) error {
 	foo := obj.(*sc.Foo)
+	if foo.Spec.DeploymentName == "" {
+		return nil // an invalid spec created nothing
+	}
 	dep := &sc.Deployment{}
 	if !r.cleanupByName {
 		err := r.c.Get(ctx, types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.DeploymentName}, dep)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/informerlab/informerlab/controller"
 	"github.com/informerlab/informerlab/controller/manager"
+	"github.com/informerlab/informerlab/controller/recorder"
 	"github.com/informerlab/informerlab/labs/grade"
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
@@ -19,9 +20,12 @@ import (
 type Impl struct {
 	// NewReconciler returns the Foo controller's Reconciler. c is the
 	// Manager's split client: Get and List read the cache, Create, Patch,
-	// Update, UpdateStatus and Delete write to the API server. nil means
-	// informerlab's own FooReconciler.
-	NewReconciler func(c *manager.Client) controller.Reconciler
+	// Update, UpdateStatus and Delete write to the API server. events
+	// records Events on the Foos, as the sample controller's source
+	// (samplecontroller.EventSource): the Manager's broadcaster writes them
+	// to the API server's v1 events, where the behaviours read them. nil
+	// means informerlab's own FooReconciler.
+	NewReconciler func(c *manager.Client, events recorder.EventRecorder) controller.Reconciler
 }
 
 // Reference is informerlab's own implementation: the sample controller's
@@ -231,5 +235,5 @@ func Behaviours(impl Impl) []grade.Behaviour {
 				})
 			},
 		},
-	}, practices(impl)...)
+	}, append(practices(impl), reporting(impl)...)...)
 }

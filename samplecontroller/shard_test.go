@@ -191,6 +191,20 @@ func startReplicasWarm(t *testing.T, srv *fakeapi.Server, n int, j *journal, war
 	return rs
 }
 
+// shardWorld serves the Foos on a fakeapi with opts and creates 24 of them,
+// foo-00 to foo-23, each asking for 1 replica of dep-NN.
+func shardWorld(t *testing.T, opts fakeapi.Options) (*fakeapi.Server, *world) {
+	t.Helper()
+	srv := fakeapi.New(opts)
+	t.Cleanup(srv.Close)
+	require.NoError(t, sc.Register(srv))
+	w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
+	for i := range 24 {
+		w.createFoo(t, newFoo(fmt.Sprintf("foo-%02d", i), fmt.Sprintf("dep-%02d", i), int32p(1)))
+	}
+	return srv, w
+}
+
 // fooBuckets returns every Foo's key → bucket, read from the server.
 func fooBuckets(t *testing.T, foos *fakeapi.ResourceClient, buckets int) map[string]int {
 	t.Helper()
@@ -337,13 +351,7 @@ func TestShardedSampleControllersOnAServerThatIgnoresTheShardSelector(t *testing
 
 func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := fakeapi.New(srvOpts)
-		t.Cleanup(srv.Close)
-		require.NoError(t, sc.Register(srv))
-		w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
-		for i := range 24 {
-			w.createFoo(t, newFoo(fmt.Sprintf("foo-%02d", i), fmt.Sprintf("dep-%02d", i), int32p(1)))
-		}
+		srv, w := shardWorld(t, srvOpts)
 		j := newJournal()
 		rs := startReplicas(t, srv, 3, j)
 
@@ -415,13 +423,7 @@ func testShardedSampleControllers(t *testing.T, srvOpts fakeapi.Options) {
 // Diagram: steps 1-9 per replica; step 1 lists a gained bucket once, to confirm it. client-go: none; controller-runtime: warm replicas.
 func TestWarmShardedSampleControllersReconcileACrashedReplicasFoosWithNoEvent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
-		t.Cleanup(srv.Close)
-		require.NoError(t, sc.Register(srv))
-		w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
-		for i := range 24 {
-			w.createFoo(t, newFoo(fmt.Sprintf("foo-%02d", i), fmt.Sprintf("dep-%02d", i), int32p(1)))
-		}
+		srv, w := shardWorld(t, fakeapi.Options{Scheme: sc.NewScheme()})
 		j := newJournal()
 		rs := startReplicasWarm(t, srv, 2, j, true)
 		time.Sleep(30 * time.Second)
@@ -469,13 +471,7 @@ func TestWarmShardedSampleControllersReconcileACrashedReplicasFoosWithNoEvent(t 
 // Diagram: steps 6-9 for a delete. client-go: sample-controller handles a deleted Foo's key (lister NotFound).
 func TestShardedSampleControllersReconcileADeletedFoosKeyOnItsHolderAlone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := fakeapi.New(fakeapi.Options{Scheme: sc.NewScheme()})
-		t.Cleanup(srv.Close)
-		require.NoError(t, sc.Register(srv))
-		w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
-		for i := range 24 {
-			w.createFoo(t, newFoo(fmt.Sprintf("foo-%02d", i), fmt.Sprintf("dep-%02d", i), int32p(1)))
-		}
+		srv, w := shardWorld(t, fakeapi.Options{Scheme: sc.NewScheme()})
 		j := newJournal()
 		rs := startReplicas(t, srv, 3, j)
 		time.Sleep(30 * time.Second)

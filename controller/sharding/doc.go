@@ -87,8 +87,9 @@
 // and admit a bucket only once both hold it.
 //
 // Warm buckets. With Options.Warm a member's cache also holds the buckets
-// it would gain if any one other member left ([RunnerUpBuckets]): about
-// twice a share of memory. A crashed member's buckets are then already
+// it would gain if any one other member left ([RunnerUpBuckets]), and
+// those the ring gives it while it does not hold them: about twice a share
+// of memory. A crashed member's buckets are then already
 // cached by the survivors, so a gained bucket is admitted after one list of
 // that bucket alone ([WarmCache].ConfirmShare: the cache must have seen the
 // previous holder's last writes), not a relist of the widened share; the
@@ -134,7 +135,7 @@
 //
 //	go test ./controller/sharding -run 'ExampleShardSelectorFor|ExampleBucketOwners|Example_shardedManager' -v
 //	go test ./controller/sharding -run 'TestShardRing|TestShardGuard|TestShardedReplicas|TestInformerShardCache|TestShardLease' -v
-//	go test ./controller/sharding -run 'TestRunnerUpBuckets|TestWarmReplicas' -v
+//	go test ./controller/sharding -run 'TestRunnerUpBuckets|TestWarmReplicas|TestWarmCache|TestWarmMember' -v
 //	go test ./controller/sharding -run 'TestBucketsOfShardSelector|TestBucketLabelSelector|TestInformerBucketLabelCache|TestShardCaches' -v
 //
 // Next: samplecontroller's sharded Foo controller (`--ring`), and lab 8,

@@ -35,6 +35,7 @@ type replica struct {
 	inf      informer.SharedIndexInformer
 	children informer.SharedIndexInformer
 	tomb     *sharding.Tombstones
+	leases   *ringLeases
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 }
@@ -66,8 +67,9 @@ func startReplicaWarm(t *testing.T, srv *fakeapi.Server, name string, j *reconci
 	childCache, err := sharding.InformerBucketLabelCache(children, childLW, bucketLabel, ringBuckets)
 	require.NoError(t, err)
 	admits := sharding.NewAdmitSource(inf.GetIndexer(), ringBuckets)
+	leases := &ringLeases{LeaseClient: srv.Resource(ctrltest.LeasesGVR).Namespace("kube-system")}
 	opts := sharding.Options{
-		Client: srv.Resource(ctrltest.LeasesGVR).Namespace("kube-system"), Ring: "foo", Identity: name, Buckets: ringBuckets,
+		Client: leases, Ring: "foo", Identity: name, Buckets: ringBuckets,
 		LeaseDuration: ringLease, RenewDeadline: ringRenew, RetryPeriod: ringRetry,
 		Cache: sharding.Caches(cache, childCache), Logger: ctrltest.Quiet,
 	}
@@ -104,7 +106,7 @@ func startReplicaWarm(t *testing.T, srv *fakeapi.Server, name string, j *reconci
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &replica{name: name, m: m, inf: inf, children: children, tomb: tomb, cancel: cancel}
+	r := &replica{name: name, m: m, inf: inf, children: children, tomb: tomb, leases: leases, cancel: cancel}
 	r.wg.Go(func() { inf.Run(ctx) })
 	r.wg.Go(func() { children.Run(ctx) })
 	r.wg.Go(func() { assert.NoError(t, m.Start(ctx)) })

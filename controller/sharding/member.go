@@ -183,10 +183,11 @@ type Member struct {
 	// a holder that has no member Lease.
 	orphans map[string]time.Time
 	leaving bool
-	// runnersUp are the buckets this member is runner-up for (with Warm),
-	// computed for the live members in ringOf.
-	runnersUp []int
-	ringOf    []string
+	// warmSet is, with Warm, what the cache holds besides the held
+	// buckets: the buckets the ring of the live members in ringOf gives
+	// this member, held or not, and those it is runner-up for.
+	warmSet []int
+	ringOf  []string
 
 	// wake tells the cache goroutine that want changed.
 	wake chan struct{}
@@ -462,7 +463,7 @@ func (s *Member) tick(ctx context.Context) {
 			changed = s.settle(ctx, b, view, renewed) || changed
 		}
 	}
-	if view != nil && s.holdsItsShare(view) && s.noteRunnersUp() {
+	if view != nil && s.holdsItsShare(view) && s.noteWarmSet(view) {
 		changed = true
 	}
 	if changed {
@@ -686,7 +687,7 @@ func (s *Member) postWant() {
 	held := s.guard.Held()
 	watch := slices.Clone(held)
 	if !s.leaving {
-		watch = append(watch, s.runnersUp...)
+		watch = append(watch, s.warmSet...)
 		slices.Sort(watch)
 		watch = slices.Compact(watch)
 	}
@@ -717,8 +718,7 @@ func warmCache(c Cache) error {
 }
 
 // holdsItsShare reports whether this member holds every bucket the ring
-// gives it. Until it does, a warm member keeps its runner-up buckets as
-// they were: a crashed member's buckets are admitted from the cache that
+// gives it. Until it does, a warm member keeps its warm set as it was: a crashed member's buckets are admitted from the cache that
 // already holds them before the cache is told the new ring's runner-up
 // buckets, whose relist would come first otherwise.
 func (s *Member) holdsItsShare(view *ringView) bool {
@@ -730,10 +730,14 @@ func (s *Member) holdsItsShare(view *ringView) bool {
 	return true
 }
 
-// noteRunnersUp recomputes, with Warm, the buckets this member is
-// runner-up for when the live members changed, and reports whether they
-// changed.
-func (s *Member) noteRunnersUp() bool {
+// noteWarmSet recomputes, with Warm, the buckets the cache holds besides
+// the held ones, when the live members changed, and reports whether they
+// changed: the buckets the ring gives this member, and its runner-up
+// buckets. A bucket the ring gives it stays cached while it is not held
+// (lost for a late renewal, or not yet acquired), so that losing it and
+// taking it back confirms it with a list of that bucket alone, and
+// changes no selector.
+func (s *Member) noteWarmSet(view *ringView) bool {
 	if !s.warm {
 		return false
 	}
@@ -745,11 +749,19 @@ func (s *Member) noteRunnersUp() bool {
 		return false
 	}
 	s.ringOf = append([]string{}, members...)
-	mine := RunnerUpBuckets(members, s.identity, s.buckets)
-	if slices.Equal(mine, s.runnersUp) {
+	set := RunnerUpBuckets(members, s.identity, s.buckets)
+	if !s.leaving {
+		for b, owner := range view.owners {
+			if owner == s.identity {
+				set = append(set, b)
+			}
+		}
+	}
+	slices.Sort(set)
+	if slices.Equal(set, s.warmSet) {
 		return false
 	}
-	s.runnersUp = mine
+	s.warmSet = set
 	return true
 }
 

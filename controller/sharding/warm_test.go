@@ -282,3 +282,74 @@ func TestWarmCacheConfirmShareWaitsForTheServersNewestWrites(t *testing.T) {
 		assert.Error(t, warm.ConfirmShare(ctx, "shardRange(object.metadata.name, '0x0', '0x1')"), "a bad selector is refused")
 	})
 }
+
+// TestWarmMemberThatLosesItsBucketsForALateRenewalKeepsThemCached: a warm
+// member cut off from the Leases for longer than RenewDeadline (but less
+// than LeaseDuration, so no one else takes its buckets) drops them, and
+// takes them back by a write once it reaches the API server again. Its
+// cache keeps them all along: the selector does not change, so nothing is
+// relisted; each bucket is confirmed by a list of it alone before its keys
+// run again.
+// Diagram: steps 1-5 and 8. client-go: none.
+func TestWarmMemberThatLosesItsBucketsForALateRenewalKeepsThemCached(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := fakeapi.New(fakeapi.Options{})
+		t.Cleanup(srv.Close)
+		bucketOf := map[string]int{}
+		for i := range 40 {
+			cm := ctrltest.Create(t, srv, ctrltest.NewCM("ns", fmt.Sprintf("cm-%02d", i)))
+			bucketOf["ns/"+cm.GetName()] = sharding.BucketOf(cm.GetUID(), ringBuckets)
+		}
+		log := &ringLog{entries: map[string][]string{}}
+		j := &reconcileJournal{runs: map[string][]interval{}}
+		names := []string{"replica-0", "replica-1", "replica-2"}
+		var replicas []*replica
+		for _, n := range names {
+			replicas = append(replicas, startReplicaWarm(t, srv, n, j, log))
+		}
+		owners := sharding.BucketOwners(names, ringBuckets)
+		deadline := time.Now().Add(time.Minute)
+		for !allAdmitTheirBuckets(replicas, owners) {
+			require.True(t, time.Now().Before(deadline), "did not settle")
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(3 * time.Second)
+		r := replicas[0]
+		owned := r.m.Held()
+		require.NotEmpty(t, owned)
+		cached := r.cached()
+		mark := len(log.of(r.name))
+
+		r.leases.fail.Store(true)
+		cut := time.Now()
+		for len(r.m.Held()) > 0 {
+			require.Less(t, time.Since(cut), ringLease, "%s still holds %v after %v cut off", r.name, r.m.Held(), time.Since(cut))
+			assert.Equal(t, cached, r.cached(), "%s's cache while it holds its buckets", r.name)
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Logf("%s dropped its buckets %v %v after it was cut off (RenewDeadline %v)", r.name, owned, time.Since(cut), ringRenew)
+		r.leases.fail.Store(false)
+		for !allAdmitTheirBuckets(replicas, owners) {
+			require.True(t, time.Now().Before(deadline), "%s did not take its buckets back", r.name)
+			assert.Equal(t, cached, r.cached(), "%s's cache while its buckets are not held", r.name)
+			time.Sleep(50 * time.Millisecond)
+		}
+		assert.Equal(t, cached, r.cached(), "%s's cache once it took its buckets back", r.name)
+		entries := log.of(r.name)[mark:]
+		t.Logf("%s after the cut: %v", r.name, entries)
+		admitted := 0
+		for _, e := range entries {
+			var buckets []int
+			switch {
+			case scanBuckets(e, "list ", &buckets):
+				for _, b := range buckets {
+					assert.Contains(t, owned, b, "%s listed bucket %d, which it did not lose: %q", r.name, b, e)
+				}
+			case scanBuckets(e, "admit ", &buckets):
+				admitted += len(buckets)
+			}
+		}
+		assert.Equal(t, len(owned), admitted, "%s admitted each of its buckets once more", r.name)
+		assert.Empty(t, j.overlaps())
+	})
+}

@@ -10,7 +10,7 @@ import (
 	sc "github.com/informerlab/informerlab/samplecontroller"
 )
 
-// BenchmarkShardTakeover measures, on kube-apiserver with the gate on, where
+// BenchmarkShardTakeover measures, on kube-apiserver with the gate on and off, where
 // a SIGKILLed replica's takeover time goes: three cmd/samplecontroller
 // replicas share -shard.foos Foos (Lease 4 s, renew deadline 2 s, retry
 // 500 ms), one is killed, and the survivors' journals give, for the killed
@@ -18,54 +18,62 @@ import (
 // (first-ms: LeaseDuration, a retry period, and the relist of the widened
 // share, or with --warm-buckets the confirming list of the gained buckets)
 // and the last (takeover-ms: the first plus the reconciles). The bound
-// docs/sharding.md sets is takeover-ms ≤ LeaseDuration + 2 s. The replicas
-// run cold, then warm (--warm-buckets) over the same Foos; heap-MB is the
-// largest live heap of the three before the kill. It runs once whatever
+// docs/sharding.md sets is takeover-ms ≤ LeaseDuration + 2 s. On each
+// plane (gate on, gate off) the replicas run cold, then warm
+// (--warm-buckets) over the same Foos; heap-MB is the largest live heap of
+// the three before the kill. It runs once whatever
 // b.N: run it with -benchtime 1x.
 //
 //	cd e2e/controlplane && go test ./samplecontrollertest -run '^$' -bench ShardTakeover -benchtime 1x -timeout 60m -shard.foos 20000
 func BenchmarkShardTakeover(b *testing.B) {
 	bin := buildSampleController(b)
-	cp := testenv.ControlPlane(b)
-	testenv.InstallFooCRDOn(b, cp)
-	ns := testenv.NamespaceOn(b, cp)
-	c := testenv.ClientOf(b, cp, sc.NewScheme())
-	created := time.Now()
-	buckets := createFoos(b, c, ns, *benchFoos)
-	b.Logf("created %d Foos in %v", *benchFoos, time.Since(created).Round(time.Millisecond))
+	for _, p := range bothPlanes(b) {
+		ns := testenv.NamespaceOn(b, p.cp)
+		c := testenv.ClientOf(b, p.cp, sc.NewScheme())
+		created := time.Now()
+		buckets := createFoos(b, c, ns, *benchFoos)
+		b.Logf("%s: created %d Foos in %v", p.name, *benchFoos, time.Since(created).Round(time.Millisecond))
 
-	for _, mode := range []struct {
-		name  string
-		flags []string
-	}{{"cold", nil}, {"warm", []string{"--warm-buckets"}}} {
-		var took, first []time.Duration
-		var heap uint64
-		for k := range *benchKills {
-			to := killTakeover(b, procRing{bin, cp.KubeconfigPath, ns, fmt.Sprintf("take-%s-%d", mode.name, k)}, c, buckets, mode.flags...)
-			killed, d, lost, runs := to.killed, to.took, to.lost, to.runs
-			isLost := map[string]bool{}
-			for _, key := range lost {
-				isLost[key] = true
+		for _, mode := range []struct {
+			name  string
+			flags []string
+		}{{"cold", nil}, {"warm", []string{"--warm-buckets"}}} {
+			var took, first []time.Duration
+			var heap uint64
+			for k := range *benchKills {
+				to := killTakeover(b, procRing{bin, p.cp.KubeconfigPath, ns, fmt.Sprintf("take-%s-%d", mode.name, k)}, c, buckets, mode.flags...)
+				earliest := firstReconcileOfLost(to)
+				b.Logf("%s, %s, kill %d: %d Foos taken over: the first reconciled by a survivor %v after the kill, the last %v; largest heap before the kill %.1f MB",
+					p.name, mode.name, k, len(to.lost), earliest.Round(time.Millisecond), to.took.Round(time.Millisecond), float64(to.heap)/1e6)
+				took, first = append(took, to.took), append(first, earliest)
+				heap = max(heap, to.heap)
 			}
-			earliest := time.Duration(0)
-			for _, run := range runs {
-				if run.OK && isLost[run.Key] && run.End > killed.UnixNano() {
-					if at := time.Duration(run.End - killed.UnixNano()); earliest == 0 || at < earliest {
-						earliest = at
-					}
-				}
-			}
-			b.Logf("%s, kill %d: %d Foos taken over: the first reconciled by a survivor %v after the kill, the last %v; largest heap before the kill %.1f MB",
-				mode.name, k, len(lost), earliest.Round(time.Millisecond), d.Round(time.Millisecond), float64(to.heap)/1e6)
-			took, first = append(took, d), append(first, earliest)
-			heap = max(heap, to.heap)
+			slices.Sort(took)
+			slices.Sort(first)
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			prefix := p.name + "-" + mode.name
+			b.ReportMetric(ms(took[len(took)/2]), prefix+"-takeover-ms")
+			b.ReportMetric(ms(first[len(first)/2]), prefix+"-first-ms")
+			b.ReportMetric(float64(heap)/1e6, prefix+"-heap-MB")
 		}
-		slices.Sort(took)
-		slices.Sort(first)
-		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-		b.ReportMetric(ms(took[len(took)/2]), mode.name+"-takeover-ms")
-		b.ReportMetric(ms(first[len(first)/2]), mode.name+"-first-ms")
-		b.ReportMetric(float64(heap)/1e6, mode.name+"-heap-MB")
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// firstReconcileOfLost is how long after the kill a survivor first
+// reconciled one of the killed replica's Foos.
+func firstReconcileOfLost(to killResult) time.Duration {
+	isLost := map[string]bool{}
+	for _, key := range to.lost {
+		isLost[key] = true
+	}
+	earliest := time.Duration(0)
+	for _, run := range to.runs {
+		if run.OK && isLost[run.Key] && run.End > to.killed.UnixNano() {
+			if at := time.Duration(run.End - to.killed.UnixNano()); earliest == 0 || at < earliest {
+				earliest = at
+			}
+		}
+	}
+	return earliest
 }

@@ -16,7 +16,7 @@
 //
 // A guard that checks "held" and counts the reconcile in two lock sections
 // is no data race, and its window is nanoseconds wide, so
-// ReleaseNeverOverlapsARunningKey runs real goroutines for two seconds:
+// ReleaseNeverOverlapsARunningKey runs real goroutines for three seconds:
 // two workers reconcile one bucket's keys while the protocol side asks
 // Release again and again, and a monitor (monitor.go) records every
 // reconcile's start and end and every release under one lock, failing at

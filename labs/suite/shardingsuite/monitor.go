@@ -29,7 +29,7 @@ import (
 // first moment two holders act at once.
 
 // stressFor bounds ReleaseNeverOverlapsARunningKey in real time.
-const stressFor = 2 * time.Second
+const stressFor = 3 * time.Second
 
 // holderMonitor is the history of one bucket as the suite sees it.
 type holderMonitor struct {

@@ -441,7 +441,7 @@ func Behaviours(impl Impl) []grade.Behaviour {
 		},
 		{
 			Name: "ReleaseNeverOverlapsARunningKey",
-			Want: "a release never reports true while an admitted reconcile of the bucket runs, and no key runs after it until the bucket is gained again: Admit checks and counts under one lock (the grader gains and releases a bucket thousands of times under two workers, for 2 s, and watches)",
+			Want: "a release never reports true while an admitted reconcile of the bucket runs, and no key runs after it until the bucket is gained again: Admit checks and counts under one lock (the grader gains and releases a bucket thousands of times under two workers, for 3 s, and watches)",
 			Doc:  docGuard,
 			Test: func(t *testing.T) { releaseNeverOverlaps(t, impl) },
 		},

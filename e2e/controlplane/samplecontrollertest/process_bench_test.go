@@ -14,6 +14,7 @@ import (
 var (
 	benchFoos  = flag.Int("shard.foos", procFoos, "BenchmarkShardedReplicas: how many Foos the replicas share")
 	benchKills = flag.Int("shard.kills", 1, "BenchmarkShardedReplicas: how many rings of three to run and SIGKILL one replica of")
+	benchModes = flag.String("shard.modes", "gate-on/cold,gate-on/warm,gate-off/cold,gate-off/warm", "BenchmarkShardTakeover: which planes and modes to run, comma-separated plane/mode pairs")
 )
 
 // BenchmarkShardedReplicas measures cmd/samplecontroller replicas as

@@ -3,6 +3,7 @@ package samplecontrollertest
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,13 +22,16 @@ import (
 // docs/sharding.md sets is takeover-ms ≤ LeaseDuration + 2 s. On each
 // plane (gate on, gate off) the replicas run cold, then warm
 // (--warm-buckets) over the same Foos; heap-MB is the largest live heap of
-// the three before the kill. It runs once whatever
-// b.N: run it with -benchtime 1x.
+// the three before the kill; -shard.modes picks the planes and modes to
+// run. It runs once whatever b.N: run it with -benchtime 1x.
 //
 //	cd e2e/controlplane && go test ./samplecontrollertest -run '^$' -bench ShardTakeover -benchtime 1x -timeout 60m -shard.foos 20000
 func BenchmarkShardTakeover(b *testing.B) {
 	bin := buildSampleController(b)
 	for _, p := range bothPlanes(b) {
+		if !strings.Contains(*benchModes, p.name+"/") {
+			continue
+		}
 		ns := testenv.NamespaceOn(b, p.cp)
 		c := testenv.ClientOf(b, p.cp, sc.NewScheme())
 		created := time.Now()
@@ -38,6 +42,9 @@ func BenchmarkShardTakeover(b *testing.B) {
 			name  string
 			flags []string
 		}{{"cold", nil}, {"warm", []string{"--warm-buckets"}}} {
+			if !slices.Contains(strings.Split(*benchModes, ","), p.name+"/"+mode.name) {
+				continue
+			}
 			var took, first []time.Duration
 			var heap uint64
 			for k := range *benchKills {

@@ -35,8 +35,8 @@ type LeaseClient interface {
 
 // Cache is the part of a member's informers the bucket protocol drives.
 // SetShardSelector is told the shard selector of the buckets whose Lease the
-// member holds ([ShardSelectorFor]; with Options.Warm, and of its runner-up
-// buckets) and returns once the cache holds exactly that share, synced with
+// member holds ([ShardSelectorFor]; with Options.Warm, and of its warm
+// set: the buckets the ring gives it and its runner-up buckets) and returns once the cache holds exactly that share, synced with
 // the server: after a widening, every object of the
 // gained buckets is in it. Only then does the member admit the gained
 // buckets' keys. It is called from one goroutine at a time; an error is
@@ -50,8 +50,8 @@ type Cache interface {
 // WarmCache is a [Cache] that can confirm part of its share without
 // changing its selector. A member with Options.Warm keeps in its cache the
 // buckets it would gain if one other member left (its runner-up buckets,
-// [RunnerUpBuckets]) as well as those it holds, so a takeover lists no
-// bucket anew; but before it admits a gained bucket it calls ConfirmShare
+// [RunnerUpBuckets]) as well as those the ring gives it, so a takeover
+// lists no bucket anew; but before it admits a gained bucket it calls ConfirmShare
 // with that bucket's selector, which returns once the cache holds every
 // object of it as new as the server has it now: the previous holder's last
 // writes included.
@@ -126,13 +126,14 @@ type Options struct {
 	// nil means there is no sharded cache to drive: a gained bucket is
 	// admitted as soon as its Lease is acquired.
 	Cache Cache
-	// Warm keeps the member's runner-up buckets in Cache too, which must
-	// then be a [WarmCache]: the cache is told the selector of the held
-	// and the runner-up buckets, and a gained bucket it already held is
-	// admitted after a ConfirmShare of that bucket alone, not a relist of
-	// the share. It costs about one more share of memory and of watch
-	// traffic, and buys a takeover after a crash that lists only to
-	// confirm.
+	// Warm keeps the member's runner-up buckets, and the buckets the ring
+	// gives it while it does not hold them, in Cache too, which must then
+	// be a [WarmCache]: the cache is told the selector of all of these and
+	// of the held buckets, and a gained bucket it already held is admitted
+	// after a ConfirmShare of that bucket alone, not a relist of the share.
+	// It costs about one more share of memory and of watch traffic, and
+	// buys a takeover after a crash that lists only to confirm, and a
+	// bucket lost for a late renewal that is taken back with no relist.
 	Warm bool
 	// OnAdmit, when set, is called with the buckets just admitted, from the
 	// goroutine that drives Cache, before it changes the selector again.
@@ -201,7 +202,7 @@ type Member struct {
 	mu      sync.Mutex // guards the fields below
 	members []string   // the live members, as last computed
 	// want is the set of held buckets, and watch the buckets the cache
-	// should hold (want, and with Warm the runner-up buckets); wantGen
+	// should hold (want, and with Warm the warm set); wantGen
 	// counts their changes.
 	want    []int
 	watch   []int

@@ -55,7 +55,8 @@ type ShardOptions struct {
 	RenewDeadline time.Duration
 	RetryPeriod   time.Duration
 	// Warm keeps in the caches the buckets this replica would gain if one
-	// other replica left, as well as those it holds ([sharding.Options].Warm):
+	// other replica left, as well as those the ring gives it
+	// ([sharding.Options].Warm):
 	// about twice the memory of a share, for a takeover that lists only the
 	// gained buckets, once, to confirm them. Every replica of a ring may
 	// choose for itself.

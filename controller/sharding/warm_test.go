@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -194,44 +195,20 @@ func TestWarmReplicasTakeOverWithoutRelistingTheirShare(t *testing.T) {
 
 // scanBuckets reads an entry "<prefix>[1 2 3]" into buckets.
 func scanBuckets(entry, prefix string, buckets *[]int) bool {
-	var rest string
-	if len(entry) < len(prefix) || entry[:len(prefix)] != prefix {
-		return false
-	}
-	rest = entry[len(prefix):]
-	if len(rest) < 2 || rest[0] != '[' || rest[len(rest)-1] != ']' {
+	rest, ok := strings.CutPrefix(entry, prefix)
+	if !ok || !strings.HasPrefix(rest, "[") || !strings.HasSuffix(rest, "]") {
 		return false
 	}
 	*buckets = nil
-	var b int
-	for _, f := range splitFields(rest[1 : len(rest)-1]) {
-		if _, err := fmt.Sscan(f, &b); err != nil {
+	for _, f := range strings.Fields(rest[1 : len(rest)-1]) {
+		b, err := strconv.Atoi(f)
+		if err != nil {
 			return false
 		}
 		*buckets = append(*buckets, b)
 	}
 	sort.Ints(*buckets)
 	return true
-}
-
-func splitFields(s string) []string {
-	var out []string
-	for _, f := range slices.Collect(func(yield func(string) bool) {
-		start := -1
-		for i, c := range s + " " {
-			if c == ' ' {
-				if start >= 0 && !yield(s[start:i]) {
-					return
-				}
-				start = -1
-			} else if start < 0 {
-				start = i
-			}
-		}
-	}) {
-		out = append(out, f)
-	}
-	return out
 }
 
 // TestWarmCacheConfirmShareWaitsForTheServersNewestWrites: a cache that

@@ -250,13 +250,7 @@ func testShardedReplicas(t *testing.T, ignore bool) {
 // Diagram: steps 6-9 (a delete's key behind the guard). client-go: tools/cache DeletedFinalStateUnknown; controller-runtime: a delete without a finalizer still reconciles.
 func TestShardedReplicasReconcileADeletedObjectOnceByItsBucketsHolder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := fakeapi.New(fakeapi.Options{})
-		t.Cleanup(srv.Close)
-		bucketOf := map[string]int{}
-		for i := range 30 {
-			cm := ctrltest.Create(t, srv, ctrltest.NewCM("ns", fmt.Sprintf("cm-%02d", i)))
-			bucketOf["ns/"+cm.GetName()] = sharding.BucketOf(cm.GetUID(), ringBuckets)
-		}
+		srv, bucketOf := serveBucketed(t, fakeapi.Options{}, 30)
 		j := &reconcileJournal{runs: map[string][]interval{}}
 		names := []string{"replica-0", "replica-1", "replica-2"}
 		var replicas []*replica
@@ -320,13 +314,7 @@ func TestInformerShardCacheReturnsOnceTheCacheHoldsTheShare(t *testing.T) {
 	for _, ignore := range []bool{false, true} {
 		t.Run(fmt.Sprintf("IgnoreShardSelector=%v", ignore), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv := fakeapi.New(fakeapi.Options{IgnoreShardSelector: ignore})
-				t.Cleanup(srv.Close)
-				bucketOf := map[string]int{}
-				for i := range 40 {
-					cm := ctrltest.Create(t, srv, ctrltest.NewCM("ns", fmt.Sprintf("cm-%02d", i)))
-					bucketOf["ns/"+cm.GetName()] = sharding.BucketOf(cm.GetUID(), ringBuckets)
-				}
+				srv, bucketOf := serveBucketed(t, fakeapi.Options{IgnoreShardSelector: ignore}, 40)
 				share := func(buckets ...int) []string { return keysIn(bucketOf, buckets...) }
 				lw := srv.Resource(ctrltest.CMGVR)
 				none, err := sharding.ShardSelectorFor(nil, ringBuckets)

@@ -193,6 +193,20 @@ func TestWarmReplicasTakeOverWithoutRelistingTheirShare(t *testing.T) {
 	})
 }
 
+// serveBucketed serves n ConfigMaps, cm-00 and on, in namespace "ns" on a
+// fakeapi with opts, and returns their keys' buckets.
+func serveBucketed(t *testing.T, opts fakeapi.Options, n int) (*fakeapi.Server, map[string]int) {
+	t.Helper()
+	srv := fakeapi.New(opts)
+	t.Cleanup(srv.Close)
+	bucketOf := map[string]int{}
+	for i := range n {
+		cm := ctrltest.Create(t, srv, ctrltest.NewCM("ns", fmt.Sprintf("cm-%02d", i)))
+		bucketOf["ns/"+cm.GetName()] = sharding.BucketOf(cm.GetUID(), ringBuckets)
+	}
+	return srv, bucketOf
+}
+
 // scanBuckets reads an entry "<prefix>[1 2 3]" into buckets.
 func scanBuckets(entry, prefix string, buckets *[]int) bool {
 	rest, ok := strings.CutPrefix(entry, prefix)
@@ -270,13 +284,7 @@ func TestWarmCacheConfirmShareWaitsForTheServersNewestWrites(t *testing.T) {
 // Diagram: steps 1-5 and 8. client-go: none.
 func TestWarmMemberThatLosesItsBucketsForALateRenewalKeepsThemCached(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := fakeapi.New(fakeapi.Options{})
-		t.Cleanup(srv.Close)
-		bucketOf := map[string]int{}
-		for i := range 40 {
-			cm := ctrltest.Create(t, srv, ctrltest.NewCM("ns", fmt.Sprintf("cm-%02d", i)))
-			bucketOf["ns/"+cm.GetName()] = sharding.BucketOf(cm.GetUID(), ringBuckets)
-		}
+		srv, _ := serveBucketed(t, fakeapi.Options{}, 40)
 		log := &ringLog{entries: map[string][]string{}}
 		j := &reconcileJournal{runs: map[string][]interval{}}
 		names := []string{"replica-0", "replica-1", "replica-2"}

@@ -82,17 +82,14 @@ func (c *informerShardCache) poke() {
 }
 
 func (c *informerShardCache) SetShardSelector(ctx context.Context, expr string) error {
-	var sel sharding.Selector
-	if expr != "" {
-		var err error
-		if sel, err = shardselector.Parse(expr); err != nil {
-			return fmt.Errorf("controller: shard cache: invalid shard selector %q: %w", expr, err)
-		}
+	in, err := shareCheck(expr)
+	if err != nil {
+		return err
 	}
 	if err := c.inf.SetShardSelector(expr); err != nil {
 		return fmt.Errorf("controller: shard cache: %w", err)
 	}
-	return c.waitForShare(ctx, metav1.ListOptions{ShardSelector: expr}, func(obj runtime.Object) bool { return inShare(sel, obj) })
+	return c.waitForShare(ctx, metav1.ListOptions{ShardSelector: expr}, in, true)
 }
 
 // ConfirmShare returns once the cache holds every object of expr's share
@@ -100,38 +97,42 @@ func (c *informerShardCache) SetShardSelector(ctx context.Context, expr string) 
 // deleted since): one reference list of that part of the share only. The
 // informer's selector is left as it is, and must already cover expr.
 func (c *informerShardCache) ConfirmShare(ctx context.Context, expr string) error {
-	sel, err := shardselector.Parse(expr)
+	in, err := shareCheck(expr)
 	if err != nil {
-		return fmt.Errorf("controller: shard cache: invalid shard selector %q: %w", expr, err)
+		return err
 	}
-	return c.confirm(ctx, metav1.ListOptions{ShardSelector: expr}, func(obj runtime.Object) bool { return inShare(sel, obj) })
+	return c.waitForShare(ctx, metav1.ListOptions{ShardSelector: expr}, in, false)
 }
 
-// confirm waits until the cache holds, at least as new, every object a
-// list with opts returns and in accepts; unlike waitForShare it does not
-// look at what else the cache holds.
-func (c *informerShardCache) confirm(ctx context.Context, opts metav1.ListOptions, in func(runtime.Object) bool) error {
+// shareCheck parses a shard selector into a check of one object ("" accepts
+// every object).
+func shareCheck(expr string) (func(runtime.Object) bool, error) {
+	var sel sharding.Selector
+	if expr != "" {
+		var err error
+		if sel, err = shardselector.Parse(expr); err != nil {
+			return nil, fmt.Errorf("controller: shard cache: invalid shard selector %q: %w", expr, err)
+		}
+	}
+	return func(obj runtime.Object) bool { return inShare(sel, obj) }, nil
+}
+
+// waitForShare waits until the cache holds, at least as new, every object
+// that a list with opts returns and in accepts (in re-checks the list, in
+// case the server ignored a selector); with exact, the cache must also
+// hold nothing in rejects. A reference the cache cannot reach within
+// shardCatchUpWindow is taken again.
+func (c *informerShardCache) waitForShare(ctx context.Context, opts metav1.ListOptions, in func(runtime.Object) bool, exact bool) error {
+	outside := in
+	if !exact {
+		outside = nil
+	}
 	for {
 		want, err := c.reference(ctx, opts, in)
 		if err != nil {
 			return err
 		}
-		if done, err := c.waitCaughtUp(ctx, nil, want); done || err != nil {
-			return err
-		}
-	}
-}
-
-// waitForShare waits until the cache holds the share that a list with opts
-// returns and in accepts (in re-checks the list, in case the server ignored
-// a selector, and the cache, which must hold nothing else).
-func (c *informerShardCache) waitForShare(ctx context.Context, opts metav1.ListOptions, in func(runtime.Object) bool) error {
-	for {
-		want, err := c.reference(ctx, opts, in)
-		if err != nil {
-			return err
-		}
-		if done, err := c.waitCaughtUp(ctx, in, want); done || err != nil {
+		if done, err := c.waitCaughtUp(ctx, outside, want); done || err != nil {
 			return err
 		}
 	}

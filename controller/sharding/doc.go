@@ -133,7 +133,7 @@
 //
 // # Read next
 //
-//	go test ./controller/sharding -run 'ExampleShardSelectorFor|ExampleBucketOwners|Example_shardedManager' -v
+//	go test ./controller/sharding -run 'ExampleShardSelectorFor|ExampleBucketOwners|ExampleRunnerUpBuckets|Example_shardedManager' -v
 //	go test ./controller/sharding -run 'TestShardRing|TestShardGuard|TestShardedReplicas|TestInformerShardCache|TestShardLease' -v
 //	go test ./controller/sharding -run 'TestRunnerUpBuckets|TestWarmReplicas|TestWarmCache|TestWarmMember' -v
 //	go test ./controller/sharding -run 'TestBucketsOfShardSelector|TestBucketLabelSelector|TestInformerBucketLabelCache|TestShardCaches' -v

@@ -26,3 +26,10 @@ func TestOutputOfExampleBucketOwners(t *testing.T) {
 func TestOutputOfExample_shardedManager(t *testing.T) {
 	exampleoutput.Show(t, "Example_shardedManager", Example_shardedManager)
 }
+
+// TestOutputOfExampleRunnerUpBuckets shows what ExampleRunnerUpBuckets prints: go test -v shows
+// an Example's output only when it is wrong.
+// Diagram: see the Example. client-go: none.
+func TestOutputOfExampleRunnerUpBuckets(t *testing.T) {
+	exampleoutput.Show(t, "ExampleRunnerUpBuckets", ExampleRunnerUpBuckets)
+}

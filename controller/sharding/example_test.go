@@ -53,6 +53,28 @@ func ExampleBucketOwners() {
 	// bucket 15: replica-0 -> replica-3
 }
 
+// What a warm member caches besides its own buckets: the buckets it would
+// own if any one other member left. Those of the member that leaves are
+// spread over the others, so a takeover after a crash finds every gained
+// bucket already cached, and only confirms it.
+func ExampleRunnerUpBuckets() {
+	ring := []string{"replica-0", "replica-1", "replica-2"}
+	owners := sharding.BucketOwners(ring, 16)
+	for _, m := range ring {
+		var own []int
+		for b, o := range owners {
+			if o == m {
+				own = append(own, b)
+			}
+		}
+		fmt.Printf("%s owns %v, is runner-up for %v\n", m, own, sharding.RunnerUpBuckets(ring, m, 16))
+	}
+	// Output:
+	// replica-0 owns [4 5 8 9 14 15], is runner-up for [0 1 3 10 11 12]
+	// replica-1 owns [0 1 2 7 13], is runner-up for [4 5 6 9 14 15]
+	// replica-2 owns [3 6 10 11 12], is runner-up for [1 2 7 8 9 13]
+}
+
 // One replica of a sharded ConfigMap controller, run by a Manager: a member
 // of the ring "cms", the Manager's ConfigMap informer, whose shard selector
 // the member drives, and a controller whose Reconciler runs behind the

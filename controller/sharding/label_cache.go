@@ -72,7 +72,7 @@ func (c *bucketLabelCache) SetShardSelector(ctx context.Context, expr string) er
 	if err := c.inf.SetLabelSelector(sel); err != nil {
 		return fmt.Errorf("controller: bucket label cache: %w", err)
 	}
-	return c.waitForShare(ctx, metav1.ListOptions{LabelSelector: sel}, in)
+	return c.waitForShare(ctx, metav1.ListOptions{LabelSelector: sel}, in, true)
 }
 
 // ConfirmShare returns once the cache holds, at least as new as a list
@@ -84,7 +84,7 @@ func (c *bucketLabelCache) ConfirmShare(ctx context.Context, expr string) error 
 	if err != nil {
 		return err
 	}
-	return c.confirm(ctx, metav1.ListOptions{LabelSelector: sel}, in)
+	return c.waitForShare(ctx, metav1.ListOptions{LabelSelector: sel}, in, false)
 }
 
 // labelSelector turns a shard selector of buckets into the label selector

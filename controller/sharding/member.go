@@ -779,9 +779,7 @@ func (s *Member) runCache(ctx context.Context) {
 		wc = s.cache.(WarmCache)
 	}
 	var done uint64
-	var current string // the selector the cache holds
-	var watching []int // its buckets
-	set := false
+	var applied cacheShare // what the cache was last told
 	for {
 		select {
 		case <-ctx.Done():
@@ -795,25 +793,7 @@ func (s *Member) runCache(ctx context.Context) {
 			if gen == done {
 				break
 			}
-			// Held, not admitted, and already in the cache: a WarmCache
-			// confirms them alone; another cache is told its selector again.
-			var covered []int
-			for _, b := range want {
-				if set && slices.Contains(watching, b) && s.guard.unsynced(b) {
-					covered = append(covered, b)
-				}
-			}
-			err := s.confirm(ctx, wc, covered)
-			expr, exprErr := ShardSelectorFor(watch, s.buckets)
-			if err == nil && exprErr != nil {
-				err = exprErr
-			}
-			if err == nil && (!set || expr != current || (wc == nil && len(covered) > 0)) {
-				if err = s.cache.SetShardSelector(ctx, expr); err == nil {
-					current, watching, set = expr, watch, true
-				}
-			}
-			if err != nil {
+			if err := s.applyWant(ctx, wc, want, watch, &applied); err != nil {
 				if ctx.Err() != nil {
 					return
 				}
@@ -828,6 +808,42 @@ func (s *Member) runCache(ctx context.Context) {
 			s.admit(want)
 		}
 	}
+}
+
+// cacheShare is the selector a cache was told, and its buckets ("" before
+// the first call: ShardSelectorFor never returns "").
+type cacheShare struct {
+	expr    string
+	buckets []int
+}
+
+// applyWant brings the cache to watch, the held buckets being want. Held
+// buckets not admitted yet that the cache already holds are confirmed
+// first, alone, by a WarmCache (and admitted); without one, the cache is
+// told its selector again, which checks the whole share. Then the selector
+// changes, if watch did.
+func (s *Member) applyWant(ctx context.Context, wc WarmCache, want, watch []int, applied *cacheShare) error {
+	var covered []int
+	for _, b := range want {
+		if slices.Contains(applied.buckets, b) && s.guard.unsynced(b) {
+			covered = append(covered, b)
+		}
+	}
+	if err := s.confirm(ctx, wc, covered); err != nil {
+		return err
+	}
+	expr, err := ShardSelectorFor(watch, s.buckets)
+	if err != nil {
+		return err
+	}
+	if expr == applied.expr && (wc != nil || len(covered) == 0) {
+		return nil
+	}
+	if err := s.cache.SetShardSelector(ctx, expr); err != nil {
+		return err
+	}
+	*applied = cacheShare{expr: expr, buckets: watch}
+	return nil
 }
 
 // confirm asks a WarmCache to confirm the buckets it already holds, and

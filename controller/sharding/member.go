@@ -660,7 +660,10 @@ func (s *Member) settle(ctx context.Context, b int, view *ringView, renewed bool
 	bl := view.leases[b]
 	holder := bl.holder()
 	if s.leaving || view.owners[b] != s.identity {
-		if holder == s.identity && s.guard.InFlight(b) == 0 {
+		// Only right after a renewal, as an acquire: a member whose
+		// renewal just failed leaves itself out of its own ring, and must
+		// not free what it would take back at the next round.
+		if renewed && holder == s.identity && s.guard.InFlight(b) == 0 {
 			if err := s.release(ctx, b, bl); err == nil {
 				s.logger.Info("freed a bucket Lease that still named this member", "bucket", b)
 			}

@@ -511,8 +511,8 @@ func TestShardRingThreeMembersShareSixteenBuckets(t *testing.T) {
 
 // TestShardRingGracefulLeaveHandsBucketsOverAfterInFlightReconciles: a
 // member that stops releases each bucket only after its in-flight
-// reconciles (1.5s each) ended, so the new owners take over well within
-// LeaseDuration and never reconcile a key while the leaver still does.
+// reconciles (1.5s each) ended, so the new owners take over its buckets well
+// within LeaseDuration and never reconcile a key while the leaver still does.
 // Its member Lease is released too, so the survivors' ring drops it at once.
 // Diagram: step 9. client-go: tools/leaderelection ReleaseOnCancel, per bucket.
 func TestShardRingGracefulLeaveHandsBucketsOverAfterInFlightReconciles(t *testing.T) {
@@ -535,6 +535,23 @@ func TestShardRingGracefulLeaveHandsBucketsOverAfterInFlightReconciles(t *testin
 		stoppedAt := time.Now()
 		w.stop(leaver)
 		leftAfter := time.Since(stoppedAt)
+		// Handed over: every one of its buckets' Leases names a survivor.
+		// (The ring of the survivors may also move a bucket or two between
+		// them, each after its own reconciles end; settle waits for that.)
+		for {
+			handed := true
+			for _, b := range gone {
+				if holder, _ := w.leaseHolder(fmt.Sprintf("foo-bucket-%d", b)); holder == "" || holder == leaver.name {
+					handed = false
+				}
+			}
+			if handed {
+				break
+			}
+			require.Less(t, time.Since(stoppedAt), time.Minute, "the leaver's buckets were not taken")
+			time.Sleep(25 * time.Millisecond)
+		}
+		handedOver := time.Since(stoppedAt)
 		settled := w.settle()
 
 		after := w.holders()
@@ -546,12 +563,12 @@ func TestShardRingGracefulLeaveHandsBucketsOverAfterInFlightReconciles(t *testin
 		for _, b := range gone {
 			assert.Zero(t, leaver.m.InFlight(b), "released only after its reconciles ended")
 		}
-		t.Logf("%s left with %d reconciles in flight; Start returned %v later; %v taken over %v after the stop",
-			leaver.name, inflight, leftAfter, gone, settled.Sub(stoppedAt))
+		t.Logf("%s left with %d reconciles in flight; Start returned %v later; %v taken over %v after the stop; the ring settled %v after it",
+			leaver.name, inflight, leftAfter, gone, handedOver, settled.Sub(stoppedAt))
 		lastEnd := w.journal.lastEnd(leaver.name)
 		assert.True(t, lastEnd.After(stoppedAt), "reconciles were in flight at the stop")
 		assert.False(t, stoppedAt.Add(leftAfter).Before(lastEnd), "Start returned only after they ended")
-		assert.Less(t, settled.Sub(stoppedAt), ringLease, "no need to wait for expiry")
+		assert.Less(t, handedOver, ringLease, "no need to wait for expiry")
 		holder, _ := w.leaseHolder("foo-member-" + leaver.name)
 		assert.Empty(t, holder, "member Lease released")
 		w.check()

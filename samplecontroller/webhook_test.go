@@ -131,9 +131,24 @@ func TestShardedReplicasEachRefuseAFooClaimingAnotherFoosDeployment(t *testing.T
 	t.Cleanup(srv.Close)
 	require.NoError(t, sc.Register(srv))
 	w := &world{srv: srv, foos: srv.Resource(sc.FoosGVR).Namespace(ns), deps: srv.Resource(sc.DeploymentsGVR).Namespace(ns)}
-	const n = 8
-	for i := range n {
-		w.createFoo(t, newFoo(fmt.Sprintf("foo-%d", i), fmt.Sprintf("dep-%d", i), int32p(1)))
+	// The ring's split is known from the identities alone. Foos' buckets
+	// come from their random uids: create at least 8, and more until each
+	// replica has a Foo outside its share to be asked about.
+	owners := sharding.BucketOwners([]string{"replica-0", "replica-1"}, sharding.DefaultBuckets)
+	share := func(name string) []int {
+		var bs []int
+		for b, o := range owners {
+			if o == name {
+				bs = append(bs, b)
+			}
+		}
+		return bs
+	}
+	n := 0
+	for outside := map[string]bool{}; n < 8 || len(outside) < 2; n++ {
+		w.createFoo(t, newFoo(fmt.Sprintf("foo-%d", n), fmt.Sprintf("dep-%d", n), int32p(1)))
+		b := fooBuckets(t, w.foos, sharding.DefaultBuckets)[fmt.Sprintf("%s/foo-%d", ns, n)]
+		outside[owners[b]] = true // a Foo one replica owns is outside the other's share
 	}
 	api := func(gvr schema.GroupVersionResource, namespace string) sc.Resource {
 		return srv.Resource(gvr).Namespace(namespace)
@@ -165,18 +180,19 @@ func TestShardedReplicasEachRefuseAFooClaimingAnotherFoosDeployment(t *testing.T
 		})
 		replicas = append(replicas, replica{name: name, sc: ctrl, ws: ws})
 	}
-	// A real socket and real time: poll with a deadline.
+	// A real socket and real time: poll with a deadline, until each replica
+	// holds exactly the buckets the ring gives it (the one that joined first
+	// holds them all for a while).
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		held := 0
+		settled := true
 		for _, r := range replicas {
-			held += len(r.sc.ShardMember().Held())
+			settled = settled && slices.Equal(r.sc.ShardMember().Held(), share(r.name))
 		}
 		list, err := w.deps.List(context.Background(), metav1.ListOptions{})
 		require.NoError(t, err)
 		listening := replicas[0].ws.Addr() != nil && replicas[1].ws.Addr() != nil
-		if held == sharding.DefaultBuckets && len(list.(*sc.DeploymentList).Items) == n && listening &&
-			len(replicas[0].sc.ShardMember().Held()) > 0 && len(replicas[1].sc.ShardMember().Held()) > 0 {
+		if settled && len(list.(*sc.DeploymentList).Items) == n && listening {
 			break
 		}
 		require.True(t, time.Now().Before(deadline), "the ring never settled with every Foo's Deployment created")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/informerlab/informerlab/fakeapi"
 	"github.com/informerlab/informerlab/labs/grade"
 	"github.com/informerlab/informerlab/labs/suite/internal/world"
 )
@@ -132,7 +133,10 @@ func waitFor(cond func() bool) bool {
 // lock, which a bubble cannot tell from work in progress; on the real
 // clock it is simply late, and the behaviour fails after a deadline.
 func slowHandler(t *testing.T, impl Impl) {
-	w := world.New(t, "a", "b")
+	// A watch buffer that holds every create: on a loaded machine the
+	// Reflector may fall behind the tight loop below, and a server that cut
+	// it off would make it relist, which is not what this behaviour is about.
+	w := world.NewWith(t, fakeapi.Options{WatchBufferSize: 2 * slowHandlerBacklog}, "a", "b")
 	inf := impl.New(w.CMs)
 	slow := &recorder{hold: make(chan struct{})}
 	fast := &recorder{}

@@ -37,7 +37,9 @@
 //	new -> listing                          ListAndWatch starts
 //	new -> watch-listing                    ListAndWatch starts with UseWatchList
 //	new -> stopped                          context cancelled before the first list
-//	listing -> watching                     list succeeded, Store replaced
+//	listing -> watching                     list succeeded, Store replaced (or, for a
+//	                                        shard selector that only widened, the
+//	                                        gained objects added: widen.go)
 //	listing -> listing                      list at a resourceVersion got 410 Expired or
 //	                                        "too large": list again at once, at ""
 //	listing -> backing off to relist        list failed, or Store.Replace failed
@@ -98,7 +100,9 @@
 //     watch restart is counted, and the last resourceVersion recorded.
 //   - With Options.ShardSelector, the Store holds only the shard's objects,
 //     whether or not the server filters (shard.go); SetShardSelector is safe
-//     to call concurrently and is followed by a relist with the new selector.
+//     to call concurrently and is followed by a relist with the new selector,
+//     or, for a selector that only widens, a list of what it gained alone
+//     (widen.go).
 //   - With Options.LabelSelector, likewise, the Store holds only objects whose
 //     labels match (label_selector.go), an object relabelled out of the
 //     selector is deleted, and SetLabelSelector relists the same way.
@@ -115,8 +119,9 @@
 //     stream forever.
 //   - MinWatchTimeout is honoured at any value; client-go ignores values below
 //     five minutes.
-//   - Sharded lists and watches (Options.ShardSelector, SetShardSelector):
-//     client-go v0.37.2 has no sharded Reflector.
+//   - Sharded lists and watches (Options.ShardSelector, SetShardSelector,
+//     a widening that lists only what it gained): client-go v0.37.2 has no
+//     sharded Reflector.
 //   - A label selector is the Reflector's own (Options.LabelSelector,
 //     SetLabelSelector), re-checked on the client and changeable while it
 //     runs; client-go leaves it to the ListerWatcher, fixed.

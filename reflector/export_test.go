@@ -26,3 +26,21 @@ func Transitions() []Transition {
 	}
 	return out
 }
+
+// Widening is what a change of selection from (shard from, labels
+// fromLabel) to (to, toLabel) adds, when a gained-only list can serve it:
+// the gained part's shard and label selectors, or "nothing" when the two
+// select the same objects.
+func Widening(from, fromLabel, to, toLabel string) (shardSel, labelSel string, ok bool) {
+	pick := func(expr, label string) shard {
+		s := shard{expr: expr, label: label}
+		s.sel, s.err = parseShard(expr)
+		s.labelSel, s.labelErr = parseLabel(label)
+		return s
+	}
+	g, ok := widening(pick(from, fromLabel), pick(to, toLabel))
+	if g.none {
+		return "nothing", "nothing", ok
+	}
+	return g.shard, g.label, ok
+}

@@ -106,7 +106,7 @@ func TestLabelAndShardSelectorsCombine(t *testing.T) {
 		l = h.lw.expectList(t, "7", 0)
 
 		assert.Equal(t, "tier=web", l.opts.LabelSelector, "a new shard keeps the label selector")
-		assert.Empty(t, l.opts.ShardSelector)
+		assert.Equal(t, highHalf, l.opts.ShardSelector, "a shard widened to everything lists what it gained, the high half")
 		l.respondList(podList("7"))
 		h.lw.expectWatch(t, "7").respondWatch()
 		h.settle(t)

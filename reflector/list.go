@@ -21,9 +21,16 @@ import (
 //     server, so the Reflector makes progress.
 //  4. Store.Replace(items, listRV), then remember listRV: the watch starts there.
 func (r *Reflector) list(ctx context.Context) transition {
+	from := r.widenFrom
+	r.widenFrom = nil
 	r.listedShard = r.currentShard()
 	if err := r.listedShard.parseErr(); err != nil {
 		return transition{to: stateRelistBackoff, cause: err.Error(), err: err}
+	}
+	if from != nil {
+		if t, ok := r.listGained(ctx, *from); ok {
+			return t
+		}
 	}
 	rv := r.relistResourceVersion()
 	listRV, items, paginated, err := r.listPages(ctx, rv)

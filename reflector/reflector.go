@@ -66,6 +66,10 @@ type Reflector struct {
 	// shard selector: relist without a backoff delay. Only the goroutine
 	// running Run and ListAndWatch touches it.
 	relistAtOnce bool
+	// widenFrom is set when a watch ended for a change of selector: the
+	// selection the Store holds, which the next list may only widen
+	// (widen.go). Only the goroutine running ListAndWatch touches it.
+	widenFrom *shard
 	// shardChanged wakes the watch when SetShardSelector changes shard.
 	shardChanged chan struct{}
 

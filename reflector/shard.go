@@ -32,7 +32,8 @@ import (
 //     open watch ends and the Reflector relists at once, without backoff,
 //     with the new selector. Store.Replace then does the bookkeeping: an
 //     object that left the shard is missing from the new list and becomes a
-//     Deleted delta, one that joined becomes an Added.
+//     Deleted delta, one that joined becomes an Added. A selector that only
+//     widens is cheaper: only what it gained is listed (widen.go).
 //
 // A uid and a namespace never change, so an object never moves between
 // shards on its own: only a change of selector moves it.
@@ -80,7 +81,7 @@ func parseShard(expr string) (sharding.Selector, error) {
 
 // SetShardSelector changes the shard the Reflector caches (see the comment at
 // the top of shard.go): the running watch ends, and the Reflector relists at
-// once with expr. "" caches every object. An expression that does not parse
+// once with expr (only what expr adds, when it gives nothing up: widen.go). "" caches every object. An expression that does not parse
 // is refused with an error and changes nothing; setting the current one again
 // does nothing. Safe for concurrent use, while Run runs or not.
 func (r *Reflector) SetShardSelector(expr string) error {
@@ -113,7 +114,7 @@ func (r *Reflector) reselect(what, key, value string, change func(s *shard) bool
 		return
 	}
 	r.wakeWatch()
-	r.logger.Info("reflector: "+what+" changed; relisting", key, value)
+	r.logger.Info("reflector: "+what+" changed", key, value)
 }
 
 // wakeWatch tells the running watch that a selector changed.

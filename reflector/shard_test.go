@@ -11,7 +11,10 @@ import (
 	"github.com/informerlab/informerlab/reflector"
 )
 
-const lowHalf = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')"
+const (
+	lowHalf  = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')"
+	highHalf = "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')"
+)
 
 // TestSetShardSelectorRefusesAnExpressionThatDoesNotParse: a bad selector
 // is an error at once, in the parser's words, and the Reflector keeps the

@@ -52,7 +52,7 @@ var transitions = []struct {
 	{stateNew, stateWatchListing, "ListAndWatch starts with UseWatchList"},
 	{stateNew, stateStopped, "context cancelled before the first list"},
 
-	{stateListing, stateWatching, "list succeeded and the Store was replaced"},
+	{stateListing, stateWatching, "list succeeded and the Store was replaced, or a widened shard selector's gained objects were added"},
 	{stateListing, stateListing, "list at a resourceVersion failed with 410 Expired or too large: retry at once, at \"\""},
 	{stateListing, stateRelistBackoff, "list failed, or Store.Replace failed"},
 	{stateListing, stateStopped, "context cancelled"},

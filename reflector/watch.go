@@ -81,6 +81,8 @@ func (r *Reflector) afterWatch(err error, c *cycle) transition {
 		return transition{to: stateStopped, cause: "context cancelled while watching"}
 	case errors.Is(err, errSelectorChanged):
 		r.relistAtOnce = true
+		held := r.listedShard
+		r.widenFrom = &held
 		cur := r.currentShard()
 		return transition{to: stateRelistBackoff,
 			cause: fmt.Sprintf("selector changed to shard %q, labels %q; relisting at once", cur.expr, cur.label)}

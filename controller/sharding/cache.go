@@ -30,6 +30,7 @@ type informerShardCache struct {
 
 	mu      sync.Mutex
 	deleted map[string]bool // keys the informer deleted since the last reference list
+	held    *string         // the selector the cache last reached, nil before the first
 }
 
 // InformerCache returns the [Cache] of a sharded informer: a
@@ -89,7 +90,54 @@ func (c *informerShardCache) SetShardSelector(ctx context.Context, expr string) 
 	if err := c.inf.SetShardSelector(expr); err != nil {
 		return fmt.Errorf("controller: shard cache: %w", err)
 	}
-	return c.waitForShare(ctx, metav1.ListOptions{ShardSelector: expr}, in, true)
+	// A share that only grows is reached once the cache holds what it
+	// gained (all the Reflector lists too: see reflector.WidenedShard) and
+	// nothing outside it; anything else needs a reference of all of it.
+	ref, refIn := &metav1.ListOptions{ShardSelector: expr}, in
+	if from := c.forgetHeld(); from != nil {
+		if gained, ok := reflector.WidenedShard(*from, expr); ok {
+			ref = nil
+			if gained != "" {
+				ref = &metav1.ListOptions{ShardSelector: gained}
+				if refIn, err = shareCheck(gained); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return c.reach(ctx, expr, ref, refIn, in)
+}
+
+// forgetHeld returns the selector the cache last reached, nil if unknown,
+// and forgets it until the change under way is reached.
+func (c *informerShardCache) forgetHeld() *string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	from := c.held
+	c.held = nil
+	return from
+}
+
+// reach waits until the cache holds the share expr, which in checks: every
+// object of the reference list ref, which refIn re-checks (nil: nothing to
+// list, the share gained no object), and nothing outside. Then expr is the
+// share the cache holds.
+func (c *informerShardCache) reach(ctx context.Context, expr string, ref *metav1.ListOptions, refIn, in func(runtime.Object) bool) error {
+	var err error
+	if ref == nil {
+		for done := false; !done && err == nil; {
+			done, err = c.waitCaughtUp(ctx, in, nil)
+		}
+	} else {
+		err = c.waitForShare(ctx, *ref, refIn, in)
+	}
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.held = &expr
+	c.mu.Unlock()
+	return nil
 }
 
 // ConfirmShare returns once the cache holds every object of expr's share
@@ -101,7 +149,7 @@ func (c *informerShardCache) ConfirmShare(ctx context.Context, expr string) erro
 	if err != nil {
 		return err
 	}
-	return c.waitForShare(ctx, metav1.ListOptions{ShardSelector: expr}, in, false)
+	return c.waitForShare(ctx, metav1.ListOptions{ShardSelector: expr}, in, nil)
 }
 
 // shareCheck parses a shard selector into a check of one object ("" accepts
@@ -119,14 +167,10 @@ func shareCheck(expr string) (func(runtime.Object) bool, error) {
 
 // waitForShare waits until the cache holds, at least as new, every object
 // that a list with opts returns and in accepts (in re-checks the list, in
-// case the server ignored a selector); with exact, the cache must also
-// hold nothing in rejects. A reference the cache cannot reach within
+// case the server ignored a selector), and, when outside is not nil,
+// nothing outside rejects. A reference the cache cannot reach within
 // shardCatchUpWindow is taken again.
-func (c *informerShardCache) waitForShare(ctx context.Context, opts metav1.ListOptions, in func(runtime.Object) bool, exact bool) error {
-	outside := in
-	if !exact {
-		outside = nil
-	}
+func (c *informerShardCache) waitForShare(ctx context.Context, opts metav1.ListOptions, in, outside func(runtime.Object) bool) error {
 	for {
 		want, err := c.reference(ctx, opts, in)
 		if err != nil {

@@ -3,9 +3,12 @@ package sharding_test
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -372,4 +375,121 @@ func keysIn(bucketOf map[string]int, buckets ...int) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// TestInformerShardCacheThatGainsBucketsListsOnlyThem: a cold cache (no
+// runner-up buckets) gains a bucket three times in a row. After the first
+// change, whose starting share the cache does not know, every list made
+// for a gain, the Reflector's and the cache's reference alike, is of the
+// gained bucket alone, and each change returns with the cache holding
+// exactly the share. A narrowing lists the whole share again. For
+// InformerCache (by shard selector, against a server that filters and one
+// that ignores the selector) and InformerBucketLabelCache (by label).
+// Diagram: steps 1-5. client-go: none (it relists on any change of selector).
+func TestInformerShardCacheThatGainsBucketsListsOnlyThem(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		ignore bool
+		label  bool
+	}{{"InformerCache", false, false}, {"InformerCache/IgnoreShardSelector", true, false}, {"InformerBucketLabelCache", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, bucketOf := serveBucketed(t, fakeapi.Options{IgnoreShardSelector: tc.ignore}, 64)
+				res := srv.Resource(ctrltest.CMGVR)
+				ctx0 := context.Background()
+				var lists []string
+				var mu sync.Mutex
+				lw := reflector.ListWatch{
+					ListFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+						what := opts.LabelSelector
+						if !tc.label {
+							// Not require: this runs on the Reflector's goroutine.
+							what = opts.ShardSelector // not whole buckets: a widening of the no-bucket selector
+							if buckets, err := sharding.BucketsOfShardSelector(opts.ShardSelector, ringBuckets); err == nil {
+								what = fmt.Sprint(buckets)
+							}
+						}
+						mu.Lock()
+						lists = append(lists, what)
+						mu.Unlock()
+						return res.List(ctx, opts)
+					},
+					WatchFunc: res.Watch,
+				}
+				inf := informer.NewSharedIndexInformer(lw, ctrltest.ExampleCM(), 0, nil, informer.WithLogger(ctrltest.Quiet))
+				var cache sharding.Cache
+				var err error
+				if tc.label {
+					for key, b := range bucketOf {
+						cms := res.Namespace("ns")
+						obj, err := cms.Get(ctx0, strings.TrimPrefix(key, "ns/"), metav1.GetOptions{})
+						require.NoError(t, err)
+						u := obj.(*unstructured.Unstructured)
+						u.SetLabels(map[string]string{bucketLabel: strconv.Itoa(b)})
+						_, err = cms.Update(ctx0, u, metav1.UpdateOptions{})
+						require.NoError(t, err)
+					}
+					require.NoError(t, inf.SetLabelSelector(sharding.BucketLabelSelector(bucketLabel, nil)))
+					cache, err = sharding.InformerBucketLabelCache(inf, lw, bucketLabel, ringBuckets)
+				} else {
+					none, err := sharding.ShardSelectorFor(nil, ringBuckets)
+					require.NoError(t, err)
+					require.NoError(t, inf.SetShardSelector(none))
+					cache, err = sharding.InformerCache(inf, lw)
+				}
+				require.NoError(t, err)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				go inf.Run(ctx)
+				cached := func() []string {
+					keys := inf.GetIndexer().ListKeys()
+					sort.Strings(keys)
+					return keys
+				}
+				set := func(buckets ...int) []string {
+					t.Helper()
+					expr, err := sharding.ShardSelectorFor(buckets, ringBuckets)
+					require.NoError(t, err)
+					mu.Lock()
+					before := len(lists)
+					mu.Unlock()
+					require.NoError(t, cache.SetShardSelector(ctx, expr))
+					require.Equal(t, keysIn(bucketOf, buckets...), cached(), "buckets %v: the cache holds exactly their objects on return", buckets)
+					mu.Lock()
+					defer mu.Unlock()
+					return slices.Clone(lists[before:])
+				}
+				of := func(buckets ...int) string {
+					if tc.label {
+						return sharding.BucketLabelSelector(bucketLabel, buckets)
+					}
+					return fmt.Sprint(buckets)
+				}
+
+				// Four buckets that hold objects: a bucket with none is reached
+				// at once, before the Reflector lists it (nothing to wait for).
+				var full []int
+				for b := range ringBuckets {
+					if len(keysIn(bucketOf, b)) > 0 && len(full) < 4 {
+						full = append(full, b)
+					}
+				}
+				require.Len(t, full, 4)
+				set(full[0])
+				for n := 2; n <= 4; n++ {
+					share := slices.Sorted(slices.Values(full[:n]))
+					got := set(share...)
+					require.NotEmpty(t, got)
+					for _, l := range got {
+						assert.Equal(t, of(full[n-1]), l, "widened to %v: every list is of the gained bucket", share)
+					}
+					t.Logf("widened to buckets %v: lists %q", share, got)
+				}
+				got := set(full[0], full[1])
+				assert.Contains(t, got, of(full[0], full[1]), "a narrowing lists the whole share")
+				t.Logf("narrowed to buckets %v: lists %q", full[:2], got)
+				cancel()
+			})
+		})
+	}
 }

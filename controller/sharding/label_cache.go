@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -72,7 +73,43 @@ func (c *bucketLabelCache) SetShardSelector(ctx context.Context, expr string) er
 	if err := c.inf.SetLabelSelector(sel); err != nil {
 		return fmt.Errorf("controller: bucket label cache: %w", err)
 	}
-	return c.waitForShare(ctx, metav1.ListOptions{LabelSelector: sel}, in, true)
+	// As for InformerCache: a share that only gains buckets is reached when
+	// the children of those buckets are cached (all the Reflector lists too).
+	ref, refIn := &metav1.ListOptions{LabelSelector: sel}, in
+	if from := c.forgetHeld(); from != nil {
+		if gained, ok := c.gainedBuckets(*from, expr); ok {
+			ref = nil
+			if len(gained) > 0 {
+				gainedExpr, err := ShardSelectorFor(gained, c.buckets)
+				if err != nil {
+					return fmt.Errorf("controller: bucket label cache: %w", err)
+				}
+				gainedSel, gainedIn, err := c.labelSelector(gainedExpr)
+				if err != nil {
+					return err
+				}
+				ref, refIn = &metav1.ListOptions{LabelSelector: gainedSel}, gainedIn
+			}
+		}
+	}
+	return c.reach(ctx, expr, ref, refIn, in)
+}
+
+// gainedBuckets returns the buckets of to that from does not have, when to
+// has every bucket of from.
+func (c *bucketLabelCache) gainedBuckets(from, to string) ([]int, bool) {
+	old, err1 := BucketsOfShardSelector(from, c.buckets)
+	grown, err2 := BucketsOfShardSelector(to, c.buckets)
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	var gained []int
+	for _, b := range grown {
+		if !slices.Contains(old, b) {
+			gained = append(gained, b)
+		}
+	}
+	return gained, len(old)+len(gained) == len(grown)
 }
 
 // ConfirmShare returns once the cache holds, at least as new as a list
@@ -84,7 +121,7 @@ func (c *bucketLabelCache) ConfirmShare(ctx context.Context, expr string) error 
 	if err != nil {
 		return err
 	}
-	return c.waitForShare(ctx, metav1.ListOptions{LabelSelector: sel}, in, false)
+	return c.waitForShare(ctx, metav1.ListOptions{LabelSelector: sel}, in, nil)
 }
 
 // labelSelector turns a shard selector of buckets into the label selector

@@ -223,6 +223,19 @@ func shardedInformerMovesHalves(t *testing.T, cp *controlplane.ControlPlane, ser
 			assert.Equal(t, high, adds, "every object that joined was added")
 			assert.Equal(t, low, deletes, "every object that left was deleted")
 			assert.Equal(t, high, sortedCacheKeys(inf), "the cache holds the high half")
+			// Widened to every object, it lists only the low half, exactly at
+			// the resourceVersion its cache is at: the server must serve that.
+			require.NoError(t, inf.SetShardSelector(""))
+			all := append(append([]string{}, low...), high...)
+			sort.Strings(all)
+			view.waitFor(t, all)
+			adds, deletes = view.take()
+			assert.Equal(t, low, adds, "widened: the objects it gained were added")
+			assert.Empty(t, deletes, "widened: nothing left")
+			assert.Equal(t, all, sortedCacheKeys(inf), "the cache holds every object")
+			assert.Zero(t, logs.count("listing only what the selection gained failed"), "the server served the exact list of what was gained")
+			assert.Equal(t, 1, logs.count("listed only the objects it gained"), "the widening listed what it gained alone")
+
 			if serverFilters {
 				assert.Zero(t, logs.count("ignored the shard selector"), "the server filtered: nothing to drop on the client")
 			} else {

@@ -198,7 +198,7 @@ func New(api API, opts Options) (*SampleController, error) {
 	// Foo, from its tombstone.
 	guardFoo := func(r controller.Reconciler) controller.Reconciler { return r }
 	fooHandler := func(h controller.EventHandler) controller.EventHandler { return h }
-	var admits *sharding.AdmitSource // warm: the keys of gained buckets
+	var admits *sharding.AdmitSource // sharded: the keys of gained buckets
 	if opts.Shard != nil {
 		if sc.member, admits, err = shard(mgr, typed, fooInformer, depInformer, opts); err != nil {
 			return nil, errShard(err)

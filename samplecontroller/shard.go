@@ -68,9 +68,9 @@ type ShardOptions struct {
 // informer's shard selector and, from the same buckets, the Deployment
 // informer's label selector on BucketLabel; it admits a gained bucket once
 // both caches hold it. The member is added to the Manager, which runs it on
-// every replica. Warm, the returned source is to be watched by the Foo
+// every replica. The returned source is to be watched by the Foo
 // controller: it brings the keys of a gained bucket, already cached, to its
-// queue (nil otherwise).
+// queue when the bucket is admitted.
 func shard(mgr *manager.Manager, api API, fooInformer, depInformer informer.SharedIndexInformer, opts Options) (*sharding.Member, *sharding.AdmitSource, error) {
 	so := opts.Shard
 	buckets := cmpOrInt(so.Buckets, sharding.DefaultBuckets)
@@ -111,11 +111,11 @@ func shard(mgr *manager.Manager, api API, fooInformer, depInformer informer.Shar
 		Cache:         cache,
 		Logger:        opts.Logger,
 	}
-	var admits *sharding.AdmitSource
-	if so.Warm {
-		admits = sharding.NewAdmitSource(fooInformer.GetIndexer(), buckets)
-		mo.Warm, mo.OnAdmit = true, admits.Admitted
-	}
+	// Warm or cold, the keys of a bucket come to the queue when it is
+	// admitted: warm, nothing else brings them; cold, the widening's adds
+	// came before the admission and were put off by the guard.
+	admits := sharding.NewAdmitSource(fooInformer.GetIndexer(), buckets)
+	mo.Warm, mo.OnAdmit = so.Warm, admits.Admitted
 	member, err := sharding.NewMember(mo)
 	if err != nil {
 		return nil, nil, err

@@ -432,8 +432,8 @@ func TestInformerShardCacheThatGainsBucketsListsOnlyThem(t *testing.T) {
 					require.NoError(t, inf.SetLabelSelector(sharding.BucketLabelSelector(bucketLabel, nil)))
 					cache, err = sharding.InformerBucketLabelCache(inf, lw, bucketLabel, ringBuckets)
 				} else {
-					none, err := sharding.ShardSelectorFor(nil, ringBuckets)
-					require.NoError(t, err)
+					none, noneErr := sharding.ShardSelectorFor(nil, ringBuckets)
+					require.NoError(t, noneErr)
 					require.NoError(t, inf.SetShardSelector(none))
 					cache, err = sharding.InformerCache(inf, lw)
 				}

@@ -140,7 +140,9 @@ type Options struct {
 	// With Warm it must bring their keys to the queue: their objects were
 	// cached, and their keys refused as not ours, before the bucket was
 	// gained, and no relist will bring them again. Without Warm the
-	// relist that widened the cache already did.
+	// widening of the cache brought them, as adds, but before the bucket
+	// was admitted: the guard puts those off by RetryPeriod, and OnAdmit
+	// (an [AdmitSource]) brings them at once instead.
 	OnAdmit func(buckets []int)
 	// Logger receives the member's logs. nil means slog.Default().
 	Logger *slog.Logger

@@ -22,7 +22,7 @@ import (
 //  4. Store.Replace(items, listRV), then remember listRV: the watch starts there.
 func (r *Reflector) list(ctx context.Context) transition {
 	from := r.widenFrom
-	r.widenFrom = nil
+	r.widenFrom, r.replay = nil, nil
 	r.listedShard = r.currentShard()
 	if err := r.listedShard.parseErr(); err != nil {
 		return transition{to: stateRelistBackoff, cause: err.Error(), err: err}

@@ -70,6 +70,10 @@ type Reflector struct {
 	// selection the Store holds, which the next list may only widen
 	// (widen.go). Only the goroutine running ListAndWatch touches it.
 	widenFrom *shard
+	// replay is set when a widening's list came back newer than the Store
+	// was: the watch that follows replays events the list already brought
+	// (widen.go). Only the goroutine running ListAndWatch touches it.
+	replay *gainedReplay
 	// shardChanged wakes the watch when SetShardSelector changes shard.
 	shardChanged chan struct{}
 

@@ -155,7 +155,8 @@ func (r *Reflector) handleWatch(ctx context.Context, w watch.Interface, start ti
 			if !ok {
 				continue
 			}
-			if ev, ok := r.selectEvent(ev); ok {
+			replayed := r.replayed(ev, rv) // already in the Store, newer, from a widening's list
+			if ev, ok := r.selectEvent(ev); ok && !replayed {
 				r.apply(ev)
 			}
 			if !record && ev.Type != watch.Added {

@@ -31,7 +31,7 @@ import (
 // ends or goes silent before the bookmark — falls back to a plain list,
 // because making progress matters more than the cheaper path.
 func (r *Reflector) watchList(ctx context.Context, c *cycle) transition {
-	r.widenFrom = nil // a streaming list always sends the whole shard
+	r.widenFrom, r.replay = nil, nil // a streaming list always sends the whole shard
 	r.listedShard = r.currentShard()
 	if err := r.listedShard.parseErr(); err != nil {
 		return transition{to: stateRelistBackoff, cause: err.Error(), err: err}

@@ -13,25 +13,32 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/sharding"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // A selection that only widens (the new one selects every object the old
 // one did, and more: a sharded controller that took over buckets) does not
 // need the whole new selection listed again. The Store already holds the
-// old selection as of the last resourceVersion the Reflector saw, so:
+// old selection as of X, the last resourceVersion the Reflector saw, so:
 //
-//  1. List only what the new selection adds, at exactly that
-//     resourceVersion (resourceVersionMatch=Exact): the gained objects as
-//     they were at the point the Store is at. At one resourceVersion an
-//     object is in the old selection or in the gained part, never both.
+//  1. List only what the new selection adds, at X or newer
+//     (resourceVersionMatch=NotOlderThan, which the API server answers from
+//     its watch cache however long the resource has been quiet; an exact
+//     list at X fails with 410 once X is compacted away). The list is at
+//     some Y ≥ X: the gained objects as they were at Y.
 //  2. Add them to the Store, one Add each, as a watch would have.
-//  3. Watch from that same resourceVersion with the new selection: every
-//     later change, to old and gained objects alike, arrives as an event
-//     (an object relabelled out of the selection, as a delete).
+//  3. Watch from X with the new selection: every change after X, to old
+//     and gained objects alike, arrives as an event (an object relabelled
+//     out of the selection, as a delete). The events up to Y about the
+//     gained part are already in the Store, newer, from the list: they are
+//     skipped (a replay), so the Store never goes back in time. The first
+//     event or bookmark past Y ends the replay.
 //
-// The Store never goes back in time and misses nothing, and the list costs
-// what was gained instead of the whole selection. Two kinds of change
-// widen, one selector at a time:
+// At one resourceVersion an object is in the old selection or in the gained
+// part, never both, so nothing is missed and nothing is counted twice, and
+// the list costs what was gained instead of the whole selection. Two kinds
+// of change widen, one selector at a time:
 //
 //   - a shard selector that keeps every range it had and adds some
 //     (WidenedShard), the label selector unchanged;
@@ -42,9 +49,9 @@ import (
 // Anything else falls back to the full relist of shard.go: a narrowing or a
 // mixed change (objects that left must become deletes, which only
 // Store.Replace works out), both selectors changed at once, no
-// resourceVersion yet, or an exact list the server refuses (410 once it has
-// compacted that resourceVersion away). client-go has no such path: it
-// relists on any change of selector.
+// resourceVersion yet, a list that fails, or resourceVersions that do not
+// compare as numbers. client-go has no such path: it relists on any change
+// of selector.
 
 // gain is what a widening adds: the shard and label selectors of the gained
 // objects, or none when the new selection selects the same objects.
@@ -249,7 +256,7 @@ func (r *Reflector) listGained(ctx context.Context, from shard) (t transition, o
 	r.metrics.list()
 	obj, err := r.lw.List(ctx, metav1.ListOptions{
 		ResourceVersion:      rv,
-		ResourceVersionMatch: metav1.ResourceVersionMatchExact,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 		ShardSelector:        g.shard,
 		LabelSelector:        g.label,
 	})
@@ -257,12 +264,20 @@ func (r *Reflector) listGained(ctx context.Context, from shard) (t transition, o
 		return transition{to: stateStopped, cause: "context cancelled while listing"}, true
 	}
 	var items []any
-	next := ""
+	listRV, next := "", ""
 	if err == nil {
-		_, next, items, err = extractPage(obj)
+		listRV, next, items, err = extractPage(obj)
 	}
 	if err == nil && next != "" {
 		err = fmt.Errorf("the server paginated a list that asked for no limit")
+	}
+	newer := false
+	if err == nil {
+		var cmp int
+		if cmp, err = resourceversion.CompareResourceVersion(listRV, rv); err == nil && cmp < 0 {
+			err = fmt.Errorf("the list is at resourceVersion %q, older than %q", listRV, rv)
+		}
+		newer = cmp > 0
 	}
 	if err != nil {
 		r.logger.Info("reflector: listing only what the selection gained failed; relisting all of it",
@@ -285,10 +300,37 @@ func (r *Reflector) listGained(ctx context.Context, from shard) (t transition, o
 		}
 		added++
 	}
+	if newer {
+		r.replay = &gainedReplay{until: listRV, shard: shardSel, label: labelSel}
+	}
 	r.logger.Info("reflector: selection widened; listed only the objects it gained",
-		"objects", added, "resourceVersion", rv, "shardSelector", g.shard, "labelSelector", g.label)
+		"objects", added, "resourceVersion", listRV, "watchFrom", rv, "shardSelector", g.shard, "labelSelector", g.label)
 	return transition{to: stateWatching,
-		cause: fmt.Sprintf("selection widened: listed the %d objects it gained at resourceVersion %q, exactly", added, rv)}, true
+		cause: fmt.Sprintf("selection widened: listed the %d objects it gained at resourceVersion %q; watching from %q", added, listRV, rv)}, true
+}
+
+// gainedReplay is the part of a widening's list that the following watch
+// replays: events up to until about objects the two selectors select.
+type gainedReplay struct {
+	until string
+	shard sharding.Selector
+	label labels.Selector
+}
+
+// replayed reports whether a watch event is one a widening's list already
+// brought, newer, to the Store: at or before the list's resourceVersion,
+// about an object of the gained part. The first event or bookmark past it
+// ends the replay.
+func (r *Reflector) replayed(ev watch.Event, rv string) bool {
+	p := r.replay
+	if p == nil {
+		return false
+	}
+	if cmp, err := resourceversion.CompareResourceVersion(rv, p.until); err != nil || cmp > 0 {
+		r.replay = nil
+		return false
+	}
+	return ev.Type != watch.Bookmark && matches(p.shard, p.label, ev.Object)
 }
 
 // matches reports whether obj is selected by both selectors (nil selects

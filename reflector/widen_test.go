@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -83,21 +84,22 @@ func TestWideningIsWhatTheNewSelectionAdds(t *testing.T) {
 }
 
 // optsLW passes every call to a real ListerWatcher and records the options
-// of every list; before an exact list it runs beforeExact once.
+// of every list; before a list of what a widening gained
+// (resourceVersionMatch=NotOlderThan) it runs beforeGained once.
 type optsLW struct {
 	inner reflector.ListerWatcher
 
 	mu          sync.Mutex
 	lists       []metav1.ListOptions
-	beforeExact func()
+	beforeGained func()
 }
 
 func (l *optsLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	l.mu.Lock()
 	l.lists = append(l.lists, opts)
-	hook := l.beforeExact
-	if opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact {
-		l.beforeExact = nil
+	hook := l.beforeGained
+	if opts.ResourceVersionMatch == metav1.ResourceVersionMatchNotOlderThan {
+		l.beforeGained = nil
 	} else {
 		hook = nil
 	}
@@ -215,11 +217,12 @@ func (e *shardEnv) serverView(t *testing.T) map[string]string {
 
 // TestShardSelectorThatWidensListsOnlyWhatItGained: a Reflector caching
 // the low half is widened to every object. It lists only the high half, at
-// exactly the resourceVersion its Store is at, adds those objects one by
+// the resourceVersion its Store is at or newer, adds those objects one by
 // one (no Replace: the low half is not listed again), and watches on from
-// that resourceVersion. Writes made between the end of the old watch and
-// the gained list, to either half, arrive as watch events: the Store ends
-// as the server is.
+// the Store's resourceVersion. Writes made between the end of the old watch
+// and the gained list, to either half, arrive: the high half's in the list,
+// and their replay by the watch is skipped (no object goes back to an older
+// version); the low half's as watch events. The Store ends as the server is.
 // Diagram: steps 1-2. client-go: none (it relists on any change of selector).
 func TestShardSelectorThatWidensListsOnlyWhatItGained(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -236,17 +239,18 @@ func TestShardSelectorThatWidensListsOnlyWhatItGained(t *testing.T) {
 		storeRV := fmt.Sprint(e.srv.CurrentResourceVersion())
 		view(e.store.take(), got)
 
-		e.lw.beforeExact = func() {
+		e.lw.beforeGained = func() {
 			e.update(t, e.low[1], "during")
 			e.update(t, e.high[0], "during")
+			e.update(t, e.high[0], "during, again")
 		}
 		require.NoError(t, e.r.SetShardSelector(""))
 		waitBubble()
 
 		lists := e.lw.takeLists()
 		require.Len(t, lists, 1, "one list for the widening")
-		assert.Equal(t, metav1.ListOptions{ResourceVersion: storeRV, ResourceVersionMatch: metav1.ResourceVersionMatchExact,
-			ShardSelector: shardRange(q2, q4)}, lists[0], "the high half alone, at exactly the Store's resourceVersion")
+		assert.Equal(t, metav1.ListOptions{ResourceVersion: storeRV, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+			ShardSelector: shardRange(q2, q4)}, lists[0], "the high half alone, at the Store's resourceVersion or newer")
 		ops = e.store.take()
 		var adds []string
 		for _, op := range ops {
@@ -257,6 +261,7 @@ func TestShardSelectorThatWidensListsOnlyWhatItGained(t *testing.T) {
 		}
 		slices.Sort(adds)
 		assert.Equal(t, e.high, adds, "each gained object added once")
+		assert.Empty(t, backInTime(ops), "the watch's replay of what the list already brought is skipped")
 		view(ops, got)
 		assert.Equal(t, e.serverView(t), got, "the Store holds every object at the server's version, the writes made during the widening included")
 
@@ -268,30 +273,29 @@ func TestShardSelectorThatWidensListsOnlyWhatItGained(t *testing.T) {
 	})
 }
 
-// TestShardSelectorWideningFallsBackToAFullRelist: when the server refuses
-// the exact list (it has compacted the Store's resourceVersion away), the
-// Reflector relists the whole new shard, and Replace brings the Store to
-// the server's state, as it would without the gained-only path.
-// Diagram: steps 1-2. kube-apiserver: 410 Expired for an exact list below the compaction.
+// TestShardSelectorWideningFallsBackToAFullRelist: when the list of what
+// was gained fails, the Reflector relists the whole new shard, and Replace
+// brings the Store to the server's state, as it would without the
+// gained-only path.
+// Diagram: steps 1-2.
 func TestShardSelectorWideningFallsBackToAFullRelist(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startSharded(t, fakeapi.Options{}, shardRange(q0, q2))
 		e.lw.takeLists()
 		got := map[string]string{}
 		view(e.store.take(), got)
-		e.lw.beforeExact = func() {
+		e.lw.beforeGained = func() {
 			e.update(t, e.high[0], "during")
-			e.srv.Compact()
+			require.NoError(t, e.srv.FailNext("list", 1, 500))
 		}
 
 		require.NoError(t, e.r.SetShardSelector(""))
 		waitBubble()
 
 		lists := e.lw.takeLists()
-		require.Len(t, lists, 2, "the refused exact list, then a full one")
-		assert.Equal(t, metav1.ResourceVersionMatchExact, lists[0].ResourceVersionMatch)
+		require.Len(t, lists, 2, "the failed list of what was gained, then a full one")
+		assert.Equal(t, shardRange(q2, q4), lists[0].ShardSelector)
 		assert.Empty(t, lists[1].ShardSelector, "the full relist is of the whole new shard")
-		assert.NotEqual(t, metav1.ResourceVersionMatchExact, lists[1].ResourceVersionMatch)
 		ops := e.store.take()
 		require.NotEmpty(t, ops)
 		assert.True(t, strings.HasPrefix(ops[0], "replace@"), "the relist replaced the Store: %v", ops)
@@ -299,6 +303,29 @@ func TestShardSelectorWideningFallsBackToAFullRelist(t *testing.T) {
 		assert.Equal(t, e.serverView(t), got)
 		require.NoError(t, e.r.CheckInvariants())
 	})
+}
+
+// backInTime returns the Store calls that gave an object an older
+// resourceVersion than a call before it had.
+func backInTime(ops []string) []string {
+	seen := map[string]int{}
+	var bad []string
+	for _, op := range ops {
+		_, rest, _ := strings.Cut(op, " ")
+		if strings.HasPrefix(op, "replace@") {
+			continue
+		}
+		name, rv, _ := strings.Cut(rest, "@")
+		n, err := strconv.Atoi(rv)
+		if err != nil {
+			continue
+		}
+		if n < seen[name] {
+			bad = append(bad, op)
+		}
+		seen[name] = n
+	}
+	return bad
 }
 
 // TestShardSelectorWideningOnAServerThatIgnoresSelectors: with the
@@ -343,7 +370,7 @@ func relabel(t *testing.T, cms *fakeapi.ResourceClient, name, b string) {
 
 // TestLabelSelectorThatWidensListsOnlyWhatItGained: a Reflector caching
 // the objects labelled b in (1) is widened to b in (1,2). It lists only
-// b in (2), exactly at its Store's resourceVersion, with no Replace. Labels
+// b in (2), at its Store's resourceVersion or newer, with no Replace. Labels
 // change, unlike uids: objects relabelled between the old watch's end and
 // that list (2 to 3, 3 to 2, 1 to 3) reach the Store through the new watch,
 // and it ends as the server's b in (1,2).
@@ -372,10 +399,18 @@ func TestLabelSelectorThatWidensListsOnlyWhatItGained(t *testing.T) {
 		require.Equal(t, []string{"cm-00", "cm-03", "cm-06", "cm-09"}, slices.Sorted(maps.Keys(got)))
 		lw.takeLists()
 		storeRV := fmt.Sprint(srv.CurrentResourceVersion())
-		lw.beforeExact = func() {
+		lw.beforeGained = func() {
 			relabel(t, cms, "cm-01", "3") // gained at the Store's version, gone since
 			relabel(t, cms, "cm-02", "2") // not gained then, gained since
 			relabel(t, cms, "cm-03", "3") // held, gone since
+			for _, v := range []string{"x", "y"} { // gained (b=2), and changed twice
+				obj, err := cms.Get(context.Background(), "cm-04", metav1.GetOptions{})
+				require.NoError(t, err)
+				m, _ := meta.Accessor(obj)
+				m.SetAnnotations(map[string]string{"v": v})
+				_, err = cms.Update(context.Background(), obj, metav1.UpdateOptions{})
+				require.NoError(t, err)
+			}
 		}
 
 		require.NoError(t, r.SetLabelSelector("b in (1,2)"))
@@ -383,12 +418,13 @@ func TestLabelSelectorThatWidensListsOnlyWhatItGained(t *testing.T) {
 
 		lists := lw.takeLists()
 		require.Len(t, lists, 1)
-		assert.Equal(t, metav1.ListOptions{ResourceVersion: storeRV, ResourceVersionMatch: metav1.ResourceVersionMatchExact,
-			LabelSelector: "b in (2)"}, lists[0], "b in (2) alone, at exactly the Store's resourceVersion")
+		assert.Equal(t, metav1.ListOptions{ResourceVersion: storeRV, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+			LabelSelector: "b in (2)"}, lists[0], "b in (2) alone, at the Store's resourceVersion or newer")
 		ops := store.take()
 		for _, op := range ops {
 			require.False(t, strings.HasPrefix(op, "replace"), "no Replace: %v", ops)
 		}
+		assert.Empty(t, backInTime(ops), "the watch's replay of what the list already brought is skipped")
 		view(ops, got)
 		want, err := cms.List(context.Background(), metav1.ListOptions{LabelSelector: "b in (1,2)"})
 		require.NoError(t, err)

@@ -132,11 +132,12 @@
 // the label (made by an unsharded run) is in no cache; the Foo controller's
 // create meets it as AlreadyExists, and labels it if the Foo controls it.
 // [SampleController.ShardMember] says which buckets a replica holds.
-// ShardOptions.Warm caches, besides, the buckets a replica would gain if
-// another died, so that a takeover lists only the gained buckets, once, to
-// confirm them; their keys come to the Foo controller's queue from a
-// [sharding.AdmitSource]. Warm, each Deployment is cached, and simulated,
-// by two replicas: their status writes are the same.
+// A gained bucket's keys come to the Foo controller's queue from a
+// [sharding.AdmitSource] as it is admitted. ShardOptions.Warm caches,
+// besides, the buckets a replica would gain if another died, so that a
+// takeover lists the gained buckets once, only to confirm them. Warm, each
+// Deployment is cached, and simulated, by two replicas: their status writes
+// are the same.
 //
 // # Guarantees
 //

@@ -24,7 +24,9 @@ type Lister interface {
 // it is a [controller.Source] of that controller, and its Admitted method
 // is the member's Options.OnAdmit. A warm member (Options.Warm) needs it:
 // the objects of a bucket it gains were in its cache before, their keys
-// were refused as not ours, and no relist brings them again.
+// were refused as not ours, and no relist brings them again. A cold one
+// gains from it too: the widening's adds reach the queue before the bucket
+// is admitted, and the guard puts them off by RetryPeriod.
 //
 // client-go: none.
 type AdmitSource struct {

@@ -91,12 +91,14 @@ func (c *informerShardCache) SetShardSelector(ctx context.Context, expr string) 
 		return fmt.Errorf("controller: shard cache: %w", err)
 	}
 	// A share that only grows is reached once the cache holds what it
-	// gained (all the Reflector lists too: see reflector.WidenedShard) and
-	// nothing outside it; anything else needs a reference of all of it.
-	ref, refIn := &metav1.ListOptions{ShardSelector: expr}, in
+	// gained (all the Reflector lists too: see reflector.WidenedShard): it
+	// held nothing outside the old share, and is given nothing outside the
+	// new one. Anything else needs a reference of the whole share, and a
+	// look at every cached object for those that left it.
+	ref, refIn, outside := &metav1.ListOptions{ShardSelector: expr}, in, in
 	if from := c.forgetHeld(); from != nil {
 		if gained, ok := reflector.WidenedShard(*from, expr); ok {
-			ref = nil
+			ref, outside = nil, nil
 			if gained != "" {
 				ref = &metav1.ListOptions{ShardSelector: gained}
 				if refIn, err = shareCheck(gained); err != nil {
@@ -105,7 +107,7 @@ func (c *informerShardCache) SetShardSelector(ctx context.Context, expr string) 
 			}
 		}
 	}
-	return c.reach(ctx, expr, ref, refIn, in)
+	return c.reach(ctx, expr, ref, refIn, outside)
 }
 
 // forgetHeld returns the selector the cache last reached, nil if unknown,
@@ -118,21 +120,15 @@ func (c *informerShardCache) forgetHeld() *string {
 	return from
 }
 
-// reach waits until the cache holds the share expr, which in checks: every
-// object of the reference list ref, which refIn re-checks (nil: nothing to
-// list, the share gained no object), and nothing outside. Then expr is the
-// share the cache holds.
-func (c *informerShardCache) reach(ctx context.Context, expr string, ref *metav1.ListOptions, refIn, in func(runtime.Object) bool) error {
-	var err error
-	if ref == nil {
-		for done := false; !done && err == nil; {
-			done, err = c.waitCaughtUp(ctx, in, nil)
+// reach waits until the cache holds the share expr: every object of the
+// reference list ref, which refIn re-checks (nil: the change selects the
+// same objects, nothing to wait for), and, when outside is not nil, nothing
+// it rejects. Then expr is the share the cache holds.
+func (c *informerShardCache) reach(ctx context.Context, expr string, ref *metav1.ListOptions, refIn, outside func(runtime.Object) bool) error {
+	if ref != nil {
+		if err := c.waitForShare(ctx, *ref, refIn, outside); err != nil {
+			return err
 		}
-	} else {
-		err = c.waitForShare(ctx, *ref, refIn, in)
-	}
-	if err != nil {
-		return err
 	}
 	c.mu.Lock()
 	c.held = &expr

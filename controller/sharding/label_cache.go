@@ -75,10 +75,10 @@ func (c *bucketLabelCache) SetShardSelector(ctx context.Context, expr string) er
 	}
 	// As for InformerCache: a share that only gains buckets is reached when
 	// the children of those buckets are cached (all the Reflector lists too).
-	ref, refIn := &metav1.ListOptions{LabelSelector: sel}, in
+	ref, refIn, outside := &metav1.ListOptions{LabelSelector: sel}, in, in
 	if from := c.forgetHeld(); from != nil {
 		if gained, ok := c.gainedBuckets(*from, expr); ok {
-			ref = nil
+			ref, outside = nil, nil
 			if len(gained) > 0 {
 				gainedExpr, err := ShardSelectorFor(gained, c.buckets)
 				if err != nil {
@@ -92,7 +92,7 @@ func (c *bucketLabelCache) SetShardSelector(ctx context.Context, expr string) er
 			}
 		}
 	}
-	return c.reach(ctx, expr, ref, refIn, in)
+	return c.reach(ctx, expr, ref, refIn, outside)
 }
 
 // gainedBuckets returns the buckets of to that from does not have, when to

@@ -35,19 +35,22 @@ type informerShardCache struct {
 
 // InformerCache returns the [Cache] of a sharded informer: a
 // change of selector goes to [informer.SharedIndexInformer.SetShardSelector]
-// (the watch ends, the Reflector relists, DeltaFIFO.Replace turns lost
+// (the watch ends; the Reflector lists only the gained buckets when the
+// share only grows, and otherwise relists, DeltaFIFO.Replace turning lost
 // objects into deletes and gained ones into adds), and SetShardSelector
 // returns once the informer's cache holds the new share.
 //
-// The informer does not say when the relist it started has reached its
-// cache, so this checks against a reference: it lists the share itself
-// through lw (the informer's resource, with the selector, re-checked on the
-// client in case the server ignores it) and waits until the cache holds
-// every listed object at that resourceVersion or later (or has seen it
-// deleted since), and nothing outside the share. A reference that the cache
-// cannot reach, an object deleted before the informer's own relist, is
-// replaced by a fresh one after a short window. The price is one extra list
-// of the share per change of ownership.
+// The informer does not say when the list it started has reached its
+// cache, so this checks against a reference: it lists what the cache must
+// newly hold (the gained buckets, or the whole share after any other
+// change) through lw (the informer's resource, with the selector,
+// re-checked on the client in case the server ignores it) and waits until
+// the cache holds every listed object at that resourceVersion or later (or
+// has seen it deleted since), and, unless the share only grew, nothing
+// outside the share. A reference that the cache cannot reach, an object
+// deleted before the informer's own list, is replaced by a fresh one after
+// a short window. The price is one extra list of what changed per change
+// of ownership.
 //
 // It registers an event handler on inf, to see deletions and to wake up.
 // The informer must be running (or about to run) when SetShardSelector is

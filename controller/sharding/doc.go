@@ -50,11 +50,12 @@
 //     another only once that holder's member Lease has not changed for
 //     LeaseDuration),
 //     then widen the cache's selector ([Cache]; [InformerCache] for
-//     an informer: its Reflector relists, and DeltaFIFO.Replace turns the
-//     gained objects into adds), wait until the cache holds the bucket's
-//     objects, and only then admit the bucket's keys. Keys that arrive
-//     earlier, from that very relist, are requeued, not run: a reconcile
-//     from a cache that has not caught up could undo the last owner's work.
+//     an informer: its Reflector lists only the gained bucket and adds its
+//     objects, see reflector.WidenedShard), wait until the cache holds the
+//     bucket's objects, and only then admit the bucket's keys. Keys that
+//     arrive earlier, from that very list, are requeued, not run: a
+//     reconcile from a cache that has not caught up could undo the last
+//     owner's work. An [AdmitSource] brings them at the admission.
 //  2. Graceful release. For a held bucket the map gives to another: stop
 //     admitting its keys; wait until its in-flight reconciles reach 0 (still
 //     holding the Lease; after ReleaseTimeout keep the Lease and wait
@@ -92,7 +93,7 @@
 // of memory. A crashed member's buckets are then already
 // cached by the survivors, so a gained bucket is admitted after one list of
 // that bucket alone ([WarmCache].ConfirmShare: the cache must have seen the
-// previous holder's last writes), not a relist of the widened share; the
+// previous holder's last writes), not a change of selector; the
 // new ring's runner-up buckets are cached after that. Since no relist brings
 // the gained keys, an [AdmitSource] on the controller brings them
 // (Options.OnAdmit).

@@ -329,11 +329,7 @@ func TestInformerShardCacheReturnsOnceTheCacheHoldsTheShare(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				go inf.Run(ctx)
-				cached := func() []string {
-					keys := inf.GetIndexer().ListKeys()
-					sort.Strings(keys)
-					return keys
-				}
+				cached := func() []string { return cachedKeys(inf) }
 
 				// Half the buckets, then one of them: cm-00's, so neither share
 				// is empty.
@@ -362,6 +358,13 @@ func TestInformerShardCacheReturnsOnceTheCacheHoldsTheShare(t *testing.T) {
 			})
 		})
 	}
+}
+
+// cachedKeys returns the keys an informer's cache holds, sorted.
+func cachedKeys(inf informer.SharedIndexInformer) []string {
+	keys := inf.GetIndexer().ListKeys()
+	sort.Strings(keys)
+	return keys
 }
 
 // keysIn returns, sorted, the keys of bucketOf whose bucket is one of
@@ -441,11 +444,7 @@ func TestInformerShardCacheThatGainsBucketsListsOnlyThem(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				go inf.Run(ctx)
-				cached := func() []string {
-					keys := inf.GetIndexer().ListKeys()
-					sort.Strings(keys)
-					return keys
-				}
+				cached := func() []string { return cachedKeys(inf) }
 				set := func(buckets ...int) []string {
 					t.Helper()
 					expr, err := sharding.ShardSelectorFor(buckets, ringBuckets)

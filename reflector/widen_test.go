@@ -89,8 +89,8 @@ func TestWideningIsWhatTheNewSelectionAdds(t *testing.T) {
 type optsLW struct {
 	inner reflector.ListerWatcher
 
-	mu          sync.Mutex
-	lists       []metav1.ListOptions
+	mu           sync.Mutex
+	lists        []metav1.ListOptions
 	beforeGained func()
 }
 
@@ -406,9 +406,9 @@ func TestLabelSelectorThatWidensListsOnlyWhatItGained(t *testing.T) {
 		lw.takeLists()
 		storeRV := fmt.Sprint(srv.CurrentResourceVersion())
 		lw.beforeGained = func() {
-			relabel(t, cms, "cm-01", "3") // gained at the Store's version, gone since
-			relabel(t, cms, "cm-02", "2") // not gained then, gained since
-			relabel(t, cms, "cm-03", "3") // held, gone since
+			relabel(t, cms, "cm-01", "3")          // gained at the Store's version, gone since
+			relabel(t, cms, "cm-02", "2")          // not gained then, gained since
+			relabel(t, cms, "cm-03", "3")          // held, gone since
 			for _, v := range []string{"x", "y"} { // gained (b=2), and changed twice
 				obj, err := cms.Get(context.Background(), "cm-04", metav1.GetOptions{})
 				require.NoError(t, err)

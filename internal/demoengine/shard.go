@@ -132,6 +132,9 @@ func runShards(ctx context.Context, n *narrator, replicas int) error {
 	n.say("informerlab demo: %d sample-controller replicas in one process share one API server through a ring of %d buckets.", replicas, d.buckets)
 	n.say("Each replica renews a member Lease, which keeps valid every bucket whose Lease names it; a bucket Lease is written only when it changes hands (LeaseDuration %v, RenewDeadline %v, RetryPeriod %v);", shardLeaseDuration, shardRenewDeadline, shardRetryPeriod)
 	n.say("its Foo informer lists and watches only its buckets (a shard selector), and its Foo controller runs a key only while it holds the key's bucket.")
+	if err := d.giveFoosTo(ctx, "replica-0", replicas); err != nil {
+		return err
+	}
 	if err := d.start(replicas); err != nil {
 		d.stop()
 		return err
@@ -292,6 +295,34 @@ func (d *shardDemo) fooBuckets(ctx context.Context) (map[string]int, error) {
 	return out, nil
 }
 
+// giveFoosTo creates more Foos, if it must, until one is in a bucket the
+// ring of count replicas gives to victim, the replica the story kills: a
+// Foo's bucket comes from its random uid, and a victim with no Foo would
+// have nothing to hand over.
+func (d *shardDemo) giveFoosTo(ctx context.Context, victim string, count int) error {
+	names := make([]string, count)
+	for i := range names {
+		names[i] = "replica-" + strconv.Itoa(i)
+	}
+	owners := sharding.BucketOwners(names, d.buckets)
+	foos := d.srv.Resource(sc.FoosGVR).Namespace(ns)
+	for i := shardFoos; ; i++ {
+		all, err := d.fooBuckets(ctx)
+		if err != nil {
+			return err
+		}
+		for _, b := range all {
+			if owners[b] == victim {
+				return nil
+			}
+		}
+		name := fmt.Sprintf("foo-%02d", i)
+		if _, err := foos.Create(ctx, newFoo(name, name+"-nginx", 1), metav1.CreateOptions{}); err != nil {
+			return err
+		}
+	}
+}
+
 func (d *shardDemo) play(ctx context.Context) error {
 	d.n.chapter(1, "the ring settles", "Members see each other through their Leases; every member computes the same bucket → member map (rendezvous hashing) and takes its buckets.")
 	if err := waitFor(ctx, "the ring settles", d.settled); err != nil {
@@ -321,7 +352,7 @@ func (d *shardDemo) play(ctx context.Context) error {
 	d.log.reset()
 	d.n.say("  %s is dead; its Foos %s have no replica now", victim.name, strings.Join(orphans, ", "))
 
-	d.n.chapter(3, "the survivors take over", "Each survivor sees the dead member's Lease expire, takes the buckets the ring now gives it, widens its shard selector (a relist) and reconciles the Foos it gained.")
+	d.n.chapter(3, "the survivors take over", "Each survivor sees the dead member's Lease expire, takes the buckets the ring now gives it, widens its shard selector (a list of the buckets it gained) and reconciles the Foos it gained.")
 	taken := func() bool {
 		if !d.settled() {
 			return false

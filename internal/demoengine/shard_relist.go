@@ -17,8 +17,9 @@ import (
 //
 // A relist is seen on the wire: the replica's member changes its Foo
 // informer's shard selector each time it gains or loses buckets, and the
-// informer's Reflector then lists with the new selector (so does the
-// member's check that the cache caught up, with the same selector). The
+// informer's Reflector then lists with the new selector, or with only the
+// part it gained when the share grew (so does the member's check that the
+// cache caught up, with the same selector). The
 // meter sits on the replica's Foo API handle, so the first list carrying a
 // selector other than the previous list's is the relist's; the first list
 // of all is the initial one, not a relist. Watches are not looked at: a

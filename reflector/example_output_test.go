@@ -19,3 +19,10 @@ func TestOutputOfExample(t *testing.T) {
 func TestOutputOfExample_fakeapi(t *testing.T) {
 	exampleoutput.Show(t, "Example_fakeapi", Example_fakeapi)
 }
+
+// TestOutputOfExampleWidenedShard shows what ExampleWidenedShard prints: go
+// test -v shows an Example's output only when it is wrong.
+// Diagram: step 1. client-go: none.
+func TestOutputOfExampleWidenedShard(t *testing.T) {
+	exampleoutput.Show(t, "ExampleWidenedShard", ExampleWidenedShard)
+}

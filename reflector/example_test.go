@@ -138,3 +138,18 @@ func Example() {
 	//   default/web-1@12
 	//   default/web-3@11
 }
+
+// ExampleWidenedShard: what a change of selector adds, when it gives
+// nothing up. A sharded controller that takes over a bucket widens its
+// selectors this way, and its Reflector lists only the gained part.
+func ExampleWidenedShard() {
+	show := func(gained string, ok bool) { fmt.Printf("%q %v\n", gained, ok) }
+	low := "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')"
+	show(reflector.WidenedShard(low, ""))
+	show(reflector.WidenedShard("", low)) // a narrowing: a full relist
+	show(reflector.WidenedLabels("bucket in (3,9)", "bucket in (3,4,9)"))
+	// Output:
+	// "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')" true
+	// "" false
+	// "bucket in (4)" true
+}

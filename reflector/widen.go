@@ -72,31 +72,41 @@ func widening(from, to shard) (g gain, ok bool) {
 			return gain{shard: gained, label: to.label, none: gained == ""}, true
 		}
 	case from.expr == to.expr:
-		if gained, none, ok := widenedLabels(from.label, to.label); ok {
-			return gain{shard: to.expr, label: gained, none: none}, true
+		if gained, ok := WidenedLabels(from.label, to.label); ok {
+			return gain{shard: to.expr, label: gained, none: gained == ""}, true
 		}
 	}
 	return gain{}, false
 }
 
-// widenedLabels is what a change of label selector from from to to adds,
-// when both are one "in" (or "=") requirement on one key and to keeps every
-// value of from, or to is "" (see the comment at the top of this file).
-func widenedLabels(from, to string) (gained string, none, ok bool) {
+// WidenedLabels is what a change of label selector from from to to adds,
+// as WidenedShard is for a shard selector: the label selector of the
+// objects to selects and from does not. ok is false unless both are one
+// "key in (values)" (or "key=value") requirement on the same key and to
+// keeps every value of from, or to is "" (the gained part is then "key
+// notin (values)"). An empty gained with ok means both select the same
+// objects. A bucket-labelled cache uses it to check only the children of
+// the buckets the Reflector gained (widen.go).
+func WidenedLabels(from, to string) (gained string, ok bool) {
 	key, old, okFrom := inValues(from)
 	if !okFrom {
-		return "", false, false
+		return "", false
 	}
 	if to == "" {
 		r, err := labels.NewRequirement(key, selection.NotIn, old)
 		if err != nil {
-			return "", false, false
+			return "", false
 		}
-		return r.String(), false, true
+		return r.String(), true
 	}
 	toKey, grown, okTo := inValues(to)
 	if !okTo || toKey != key {
-		return "", false, false
+		return "", false
+	}
+	for _, v := range old {
+		if !slices.Contains(grown, v) {
+			return "", false
+		}
 	}
 	var added []string
 	for _, v := range grown {
@@ -104,19 +114,14 @@ func widenedLabels(from, to string) (gained string, none, ok bool) {
 			added = append(added, v)
 		}
 	}
-	for _, v := range old {
-		if !slices.Contains(grown, v) {
-			return "", false, false
-		}
-	}
 	if len(added) == 0 {
-		return "", true, true
+		return "", true
 	}
 	r, err := labels.NewRequirement(key, selection.In, added)
 	if err != nil {
-		return "", false, false
+		return "", false
 	}
-	return r.String(), false, true
+	return r.String(), true
 }
 
 // inValues reads a label selector of one requirement "key in (values)" or

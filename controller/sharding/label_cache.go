@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -74,42 +73,26 @@ func (c *bucketLabelCache) SetShardSelector(ctx context.Context, expr string) er
 		return fmt.Errorf("controller: bucket label cache: %w", err)
 	}
 	// As for InformerCache: a share that only gains buckets is reached when
-	// the children of those buckets are cached (all the Reflector lists too).
+	// the children of those buckets are cached, all the Reflector lists too
+	// (reflector.WidenedLabels).
 	ref, refIn, outside := &metav1.ListOptions{LabelSelector: sel}, in, in
 	if from := c.forgetHeld(); from != nil {
-		if gained, ok := c.gainedBuckets(*from, expr); ok {
+		fromSel, _, err := c.labelSelector(*from)
+		if err != nil {
+			return err
+		}
+		if gained, ok := reflector.WidenedLabels(fromSel, sel); ok {
 			ref, outside = nil, nil
-			if len(gained) > 0 {
-				gainedExpr, err := ShardSelectorFor(gained, c.buckets)
+			if gained != "" {
+				gainedSel, err := labels.Parse(gained)
 				if err != nil {
 					return fmt.Errorf("controller: bucket label cache: %w", err)
 				}
-				gainedSel, gainedIn, err := c.labelSelector(gainedExpr)
-				if err != nil {
-					return err
-				}
-				ref, refIn = &metav1.ListOptions{LabelSelector: gainedSel}, gainedIn
+				ref, refIn = &metav1.ListOptions{LabelSelector: gained}, matchesLabels(gainedSel)
 			}
 		}
 	}
 	return c.reach(ctx, expr, ref, refIn, outside)
-}
-
-// gainedBuckets returns the buckets of to that from does not have, when to
-// has every bucket of from.
-func (c *bucketLabelCache) gainedBuckets(from, to string) ([]int, bool) {
-	old, err1 := BucketsOfShardSelector(from, c.buckets)
-	grown, err2 := BucketsOfShardSelector(to, c.buckets)
-	if err1 != nil || err2 != nil {
-		return nil, false
-	}
-	var gained []int
-	for _, b := range grown {
-		if !slices.Contains(old, b) {
-			gained = append(gained, b)
-		}
-	}
-	return gained, len(old)+len(gained) == len(grown)
 }
 
 // ConfirmShare returns once the cache holds, at least as new as a list
@@ -139,10 +122,15 @@ func (c *bucketLabelCache) labelSelector(expr string) (string, func(runtime.Obje
 	if err != nil {
 		return "", nil, fmt.Errorf("controller: bucket label cache: %w", err)
 	}
-	return sel, func(obj runtime.Object) bool {
+	return sel, matchesLabels(ls), nil
+}
+
+// matchesLabels is the check of one object against a label selector.
+func matchesLabels(ls labels.Selector) func(runtime.Object) bool {
+	return func(obj runtime.Object) bool {
 		m, err := meta.Accessor(obj)
 		return err == nil && ls.Matches(labels.Set(m.GetLabels()))
-	}, nil
+	}
 }
 
 // Caches returns one [Cache] that drives several: a member's

@@ -35,12 +35,12 @@ type LeaseClient interface {
 
 // Cache is the part of a member's informers the bucket protocol drives.
 // SetShardSelector is told the shard selector of the buckets whose Lease the
-// member holds ([ShardSelectorFor]; with Options.Warm, and of its warm
-// set: the buckets the ring gives it and its runner-up buckets) and returns once the cache holds exactly that share, synced with
-// the server: after a widening, every object of the
-// gained buckets is in it. Only then does the member admit the gained
-// buckets' keys. It is called from one goroutine at a time; an error is
-// logged and the call retried after RetryPeriod.
+// member holds ([ShardSelectorFor]; with Options.Warm, and of its warm set:
+// the buckets the ring gives it and its runner-up buckets) and returns once
+// the cache holds exactly that share, synced with the server: after a
+// widening, every object of the gained buckets is in it. Only then does the
+// member admit the gained buckets' keys. It is called from one goroutine at
+// a time; an error is logged and the call retried after RetryPeriod.
 //
 // client-go: none.
 type Cache interface {
@@ -51,10 +51,10 @@ type Cache interface {
 // changing its selector. A member with Options.Warm keeps in its cache the
 // buckets it would gain if one other member left (its runner-up buckets,
 // [RunnerUpBuckets]) as well as those the ring gives it, so a takeover
-// lists no bucket anew; but before it admits a gained bucket it calls ConfirmShare
-// with that bucket's selector, which returns once the cache holds every
-// object of it as new as the server has it now: the previous holder's last
-// writes included.
+// lists no bucket anew; but before it admits a gained bucket it calls
+// ConfirmShare with that bucket's selector, which returns once the cache
+// holds every object of it as new as the server has it now: the previous
+// holder's last writes included.
 //
 // client-go: none.
 type WarmCache interface {
@@ -724,9 +724,10 @@ func warmCache(c Cache) error {
 }
 
 // holdsItsShare reports whether this member holds every bucket the ring
-// gives it. Until it does, a warm member keeps its warm set as it was: a crashed member's buckets are admitted from the cache that
-// already holds them before the cache is told the new ring's runner-up
-// buckets, whose relist would come first otherwise.
+// gives it. Until it does, a warm member keeps its warm set as it was: a
+// crashed member's buckets are admitted from the cache that already holds
+// them before the cache is told the new ring's runner-up buckets, whose
+// list would come first otherwise.
 func (s *Member) holdsItsShare(view *ringView) bool {
 	for b, owner := range view.owners {
 		if owner == s.identity && !s.guard.isHeld(b) {

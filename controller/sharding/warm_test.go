@@ -64,6 +64,21 @@ func (l *ringLog) lister(replica string, lw reflector.ListerWatcher) reflector.L
 	}
 }
 
+// startWarmRing starts three warm replicas, replica-0 to replica-2, that
+// journal their reconciles in one journal and their lists and admissions
+// in one log.
+func startWarmRing(t *testing.T, srv *fakeapi.Server) ([]string, []*replica, *reconcileJournal, *ringLog) {
+	t.Helper()
+	log := &ringLog{entries: map[string][]string{}}
+	j := &reconcileJournal{runs: map[string][]interval{}}
+	names := []string{"replica-0", "replica-1", "replica-2"}
+	var replicas []*replica
+	for _, n := range names {
+		replicas = append(replicas, startReplicaWarm(t, srv, n, j, log))
+	}
+	return names, replicas, j, log
+}
+
 // TestWarmReplicasTakeOverWithoutRelistingTheirShare: three warm replicas
 // over 60 ConfigMaps, each with a child labelled with its bucket. Each
 // caches the buckets it holds and those it is runner-up for, and
@@ -86,13 +101,7 @@ func TestWarmReplicasTakeOverWithoutRelistingTheirShare(t *testing.T) {
 			child.SetLabels(map[string]string{bucketLabel: strconv.Itoa(bucketOf[key])})
 			ctrltest.Create(t, srv, child)
 		}
-		log := &ringLog{entries: map[string][]string{}}
-		j := &reconcileJournal{runs: map[string][]interval{}}
-		names := []string{"replica-0", "replica-1", "replica-2"}
-		var replicas []*replica
-		for _, n := range names {
-			replicas = append(replicas, startReplicaWarm(t, srv, n, j, log))
-		}
+		names, replicas, j, log := startWarmRing(t, srv)
 
 		// settled: each replica admits the buckets the ring gives it, and
 		// caches exactly those and its runner-up buckets.
@@ -285,13 +294,7 @@ func TestWarmCacheConfirmShareWaitsForTheServersNewestWrites(t *testing.T) {
 func TestWarmMemberThatLosesItsBucketsForALateRenewalKeepsThemCached(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, _ := serveBucketed(t, fakeapi.Options{}, 40)
-		log := &ringLog{entries: map[string][]string{}}
-		j := &reconcileJournal{runs: map[string][]interval{}}
-		names := []string{"replica-0", "replica-1", "replica-2"}
-		var replicas []*replica
-		for _, n := range names {
-			replicas = append(replicas, startReplicaWarm(t, srv, n, j, log))
-		}
+		names, replicas, j, log := startWarmRing(t, srv)
 		owners := sharding.BucketOwners(names, ringBuckets)
 		deadline := time.Now().Add(time.Minute)
 		for !allAdmitTheirBuckets(replicas, owners) {
